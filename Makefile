@@ -1,0 +1,37 @@
+# The README's commands. Each target sets up what it needs on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint bench golden sysdeps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	touch $(STAMP)
+
+# System packages: a JDK for PySpark, poppler for pdftotext/pdffonts, a CJK font for Chinese PDFs.
+sysdeps:
+	@bash scripts/sysdeps.sh
+
+demo: $(STAMP) sysdeps
+	$(BIN)/slacheck demo -o demo-out
+
+test: $(STAMP) sysdeps
+	$(BIN)/python -m pytest -q -n 2 $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check slacheck tests bench
+	$(BIN)/ruff format --check slacheck tests bench
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+golden: $(STAMP)
+	SLACHECK_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden
+
+clean:
+	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,132 @@
+"""The canonical span table: one row per span, whatever the source format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import pyarrow as pa
+
+
+class Kind(StrEnum):
+    """What a span is, as far as the contract cares."""
+
+    TASK = "task"
+    LLM = "llm"
+    TOOL = "tool"
+    RETRIEVAL = "retrieval"
+    OTHER = "other"
+
+
+class Status(StrEnum):
+    """How a span ended."""
+
+    OK = "ok"
+    ERROR = "error"
+    THROTTLED = "throttled"
+    TIMEOUT = "timeout"
+
+
+class SetAside(StrEnum):
+    """Why a row was set aside. Readers write one of these into ``defect`` for rows they
+    could parse only in part; the quality stage adds the ones it finds itself."""
+
+    MISSING_ID = "missing_id"
+    MISSING_TIMESTAMP = "missing_timestamp"
+    UNPARSEABLE_TIMESTAMP = "unparseable_timestamp"
+    UNPARSEABLE_NUMBER = "unparseable_number"
+    END_BEFORE_START = "end_before_start"
+    DUPLICATE_SPAN_ID = "duplicate_span_id"
+    NEGATIVE_TOKENS = "negative_tokens"
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    type: pa.DataType
+    unit: str
+    doc: str
+    #: which kinds the field applies to, for coverage figures (None: every span)
+    applies_to: tuple[Kind, ...] | None = None
+
+
+_LLM = (Kind.LLM,)
+
+#: The canonical columns, in order. Nulls mean "the source did not record it"; never invented.
+COLUMNS: tuple[Column, ...] = (
+    Column("task_id", pa.string(), "", "The agent task: the trace id (hex or uuid, lower case)."),
+    Column("span_id", pa.string(), "", "The span (observation, run) id, unique within its task."),
+    Column("parent_span_id", pa.string(), "", "The parent span id; null for a root span."),
+    Column("kind", pa.string(), "", "`task`, `llm`, `tool`, `retrieval` or `other`."),
+    Column("name", pa.string(), "", "The span name as the source wrote it."),
+    Column("operation", pa.string(), "", "`gen_ai.operation.name` or the source's equivalent."),
+    Column("start_us", pa.int64(), "µs", "Start, UTC microseconds since the Unix epoch."),
+    Column("end_us", pa.int64(), "µs", "End, UTC microseconds since the Unix epoch."),
+    Column("duration_ms", pa.float64(), "ms", "end − start, recomputed from the timestamps."),
+    Column(
+        "ttft_ms", pa.float64(), "ms", "Time to first token: request sent → first chunk.", _LLM
+    ),
+    Column(
+        "server_ms",
+        pa.float64(),
+        "ms",
+        "Vendor-side processing time (e.g. `openai-processing-ms`).",
+        _LLM,
+    ),
+    Column("queue_ms", pa.float64(), "ms", "Time queued before service (client or gateway).", _LLM),
+    Column("network_ms", pa.float64(), "ms", "Network round trip, when recorded.", _LLM),
+    Column("request_model", pa.string(), "", "Model asked for.", _LLM),
+    Column("response_model", pa.string(), "", "Model that answered.", _LLM),
+    Column("provider", pa.string(), "", "`gen_ai.provider.name` (older `gen_ai.system`).", _LLM),
+    Column("endpoint", pa.string(), "", "`server.address` or the API base host.", _LLM),
+    Column("region", pa.string(), "", "Serving region (`cloud.region` or derived).", _LLM),
+    Column("status", pa.string(), "", "`ok`, `error`, `throttled` or `timeout`."),
+    Column("http_status", pa.int64(), "", "HTTP status code of the call.", _LLM),
+    Column("error_type", pa.string(), "", "`error.type` or the source's error text class."),
+    Column("attempt", pa.int64(), "", "1 for the first try, 2 for the first retry, …", _LLM),
+    Column("input_tokens", pa.int64(), "tokens", "Input (prompt) tokens.", _LLM),
+    Column("output_tokens", pa.int64(), "tokens", "Output (completion) tokens.", _LLM),
+    Column("cached_tokens", pa.int64(), "tokens", "Input tokens read from the prompt cache.", _LLM),
+    Column("service_tier", pa.string(), "", "Service tier that served the call.", _LLM),
+    Column(
+        "response_cached",
+        pa.bool_(),
+        "",
+        "The answer came from a response cache, not the model (gateway flag).",
+        _LLM,
+    ),
+    Column("source_file", pa.string(), "", "File the row came from."),
+    Column("source_ref", pa.string(), "", "Row number, span id or JSON path within that file."),
+    Column(
+        "defect",
+        pa.string(),
+        "",
+        "Set by a reader when part of the row could not be parsed: a `SetAside` reason "
+        "and the field, e.g. `unparseable_timestamp:start_us`. Null for a clean row.",
+    ),
+)
+
+COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+ARROW_SCHEMA: pa.Schema = pa.schema([pa.field(c.name, c.type) for c in COLUMNS])
+BY_NAME: dict[str, Column] = {c.name: c for c in COLUMNS}
+
+
+def empty_table() -> pa.Table:
+    """A canonical table with no rows."""
+    return ARROW_SCHEMA.empty_table()
+
+
+def conform(table: pa.Table) -> pa.Table:
+    """Add missing canonical columns as nulls, order them, and cast to the canonical types.
+
+    Raises ``ValueError`` for a column that cannot be cast; readers turn that into an
+    ``InputError`` naming the file.
+    """
+    n = table.num_rows
+    arrays = []
+    for col in COLUMNS:
+        if col.name in table.column_names:
+            arrays.append(table.column(col.name).cast(col.type))
+        else:
+            arrays.append(pa.nulls(n, type=col.type))
+    return pa.Table.from_arrays(arrays, schema=ARROW_SCHEMA)
