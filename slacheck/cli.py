@@ -1,0 +1,180 @@
+"""The command line: parse, call the public API, print, exit with 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from slacheck import __version__
+from slacheck.errors import InputError, SlacheckError, UsageError
+
+app = typer.Typer(
+    name="slacheck",
+    help="Check AI-inference SLA contracts against your own agent traces.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+def _error_line(message: str) -> None:
+    # Text, not markup: messages quote user input such as "[98.0, 99.0)".
+    err.print(Text.assemble(("error: ", "bold red"), message), highlight=False)
+
+
+def _fail(message: str) -> NoReturn:
+    _error_line(message)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def handles_input_errors(fn: F) -> F:
+    """Bad input or usage: a clear message on stderr and exit 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except InputError as exc:
+            for problem in exc.problems:
+                _error_line(str(problem))
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except (UsageError, SlacheckError) as exc:
+            _fail(str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"slacheck {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """Check AI-inference SLA contracts against your own agent traces."""
+
+
+# --------------------------------------------------------------------------------------------
+# Contracts
+
+
+@app.command()
+@handles_input_errors
+def validate(
+    contracts: Annotated[list[Path], typer.Argument(help="Contract YAML files.")],
+) -> None:
+    """Validate contract files; report every problem with file, line, column and field."""
+    from slacheck.contract.load import load_contract
+
+    problems = []
+    for path in contracts:
+        try:
+            c = load_contract(path)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        out.print(f"[green]valid[/]  {path}  ({c.contract.id}, {len(c.latency)} latency terms)")
+    if problems:
+        raise InputError(problems)
+
+
+@app.command()
+@handles_input_errors
+def schema(
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to this file instead of stdout.")
+    ] = None,
+) -> None:
+    """Print the contract's JSON Schema (for editors: see the README)."""
+    from slacheck.contract.docs import json_schema_text
+
+    text = json_schema_text()
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        err.print(f"wrote {output}")
+
+
+class Lang(StrEnum):
+    en = "en"
+    zh = "zh"
+
+
+@app.command()
+@handles_input_errors
+def init(
+    lang: Annotated[Lang, typer.Option("--lang", help="Language of the comments.")] = Lang.en,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to this file instead of stdout.")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a commented starting contract that validates."""
+    text = resources.files("slacheck.contract").joinpath(f"starters/{lang.value}.yaml").read_text(
+        encoding="utf-8"
+    )
+    if output is None:
+        sys.stdout.write(text)
+        return
+    if output.exists() and not force:
+        raise UsageError(f"{output} exists; pass --force to overwrite it")
+    output.write_text(text, encoding="utf-8")
+    err.print(f"wrote {output}; check it with: slacheck validate {output}")
+
+
+@app.command()
+@handles_input_errors
+def lint(
+    contract: Annotated[Path, typer.Argument(help="Contract YAML file.")],
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="table or json.")] = (
+        OutputFormat.table
+    ),
+) -> None:
+    """Review the clauses as a procurement reviewer would. Exit 1 when anything is found."""
+    from slacheck.console import findings_table
+    from slacheck.contract.load import read_contract
+    from slacheck.contract.review import review
+
+    loaded = read_contract(contract)
+    findings = review(loaded.contract)
+    if fmt is OutputFormat.json:
+        rows = []
+        for f in findings:
+            line, _ = loaded.position(f.field)
+            rows.append({**f.to_dict(), "file": str(contract), "line": line})
+        sys.stdout.write(json.dumps({"findings": rows}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.print(findings_table(loaded, findings))
+    raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,252 @@
+"""Read contract YAML with ruamel.yaml and turn every problem into a located, fixable message."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from slacheck.contract.model import Contract, FieldError, nested_models
+from slacheck.errors import ContractInvalid, Problem, Reason
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedContract:
+    """A validated contract with where it came from, so later findings can cite lines."""
+
+    contract: Contract
+    file: str
+    raw: Any  # the ruamel round-trip document, which knows every node's line
+
+    def position(self, loc: Loc) -> tuple[int | None, int | None]:
+        """1-based (line, column) of the YAML node nearest to ``loc``."""
+        return _position(self.raw, _yaml_loc(self.raw, loc), want_key=True)
+
+
+def load_contract(path: str | Path) -> Contract:
+    """Load and validate one contract file; raise ``ContractInvalid`` listing every problem."""
+    return read_contract(path).contract
+
+
+def read_contract(path: str | Path) -> LoadedContract:
+    """Like ``load_contract``, keeping the source positions."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ContractInvalid(
+            [Problem(str(p), "no such file", Reason.FILE_NOT_FOUND, fix="check the path")]
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ContractInvalid(
+            [Problem(str(p), f"cannot read: {exc}", Reason.YAML_SYNTAX, fix="save it as UTF-8")]
+        ) from None
+    return read_contract_text(text, str(p))
+
+
+def load_contract_text(text: str, filename: str = "<string>") -> Contract:
+    """Validate contract YAML given as text; ``filename`` is used in messages."""
+    return read_contract_text(text, filename).contract
+
+
+def read_contract_text(text: str, filename: str = "<string>") -> LoadedContract:
+    """Like ``load_contract_text``, keeping the source positions."""
+    data = _parse_yaml(text, filename)
+    try:
+        return LoadedContract(Contract.model_validate(data), filename, data)
+    except ValidationError as exc:
+        problems = [_problem(err, data, filename) for err in exc.errors()]
+        problems.sort(key=lambda p: (p.line or 0, p.column or 0))
+        raise ContractInvalid(problems) from None
+
+
+def _parse_yaml(text: str, filename: str) -> Any:
+    yaml = YAML(typ="rt")
+    try:
+        data = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        col = mark.column + 1 if mark is not None else None
+        what = exc.problem or str(exc)
+        raise ContractInvalid(
+            [
+                Problem(
+                    filename,
+                    f"YAML syntax error: {what}",
+                    Reason.YAML_SYNTAX,
+                    line=line,
+                    column=col,
+                    fix="check indentation, colons and quotes on this line",
+                )
+            ]
+        ) from None
+    except YAMLError as exc:
+        raise ContractInvalid(
+            [Problem(filename, f"YAML error: {exc}", Reason.YAML_SYNTAX)]
+        ) from None
+    if not isinstance(data, Mapping):
+        raise ContractInvalid(
+            [
+                Problem(
+                    filename,
+                    "a contract is a YAML mapping with at least a `contract:` section",
+                    Reason.NOT_A_MAPPING,
+                    line=1,
+                    column=1,
+                    fix="run `slacheck init` for a starting contract",
+                )
+            ]
+        )
+    return data
+
+
+def _problem(err: Any, data: Any, filename: str) -> Problem:
+    loc: Loc = tuple(err["loc"])
+    ctx = err.get("ctx") or {}
+    original = ctx.get("error")
+    if isinstance(original, FieldError):
+        loc = loc + original.path
+    etype: str = err["type"]
+    node_loc = _yaml_loc(data, loc)
+    line, col = _position(data, node_loc, want_key=etype in ("extra_forbidden", "missing"))
+    field = _dotted(loc, data)
+    msg: str = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if etype == "extra_forbidden":
+        known = _fields_at(loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+        hint = f"did you mean `{close[0]}`?" if close else ""
+        allowed = f"known fields here: {', '.join(known)}" if known else ""
+        return Problem(
+            filename,
+            f"unknown field `{loc[-1]}`",
+            Reason.UNKNOWN_FIELD,
+            field=field,
+            line=line,
+            column=col,
+            fix=" ".join(x for x in (hint, allowed) if x),
+        )
+    if etype == "missing":
+        return Problem(
+            filename,
+            "required field is missing",
+            Reason.MISSING_FIELD,
+            field=field,
+            line=line,
+            column=col,
+            fix=f"add `{loc[-1]}:` here",
+        )
+    reason = Reason.CROSS_FIELD if isinstance(original, FieldError) else Reason.INVALID_VALUE
+    fix = ""
+    if etype in ("enum", "literal_error"):
+        fix = "use one of the values listed"
+    elif etype.startswith(("greater_than", "less_than")):
+        fix = "change the number to be within the range"
+    return Problem(
+        filename, msg, reason, field=field, line=line, column=col, fix=fix
+    )
+
+
+def _yaml_loc(data: Any, loc: Loc) -> Loc:
+    """The part of ``loc`` that exists in the YAML (drops union tags such as `occurrence`)."""
+    node = data
+    kept: list[str | int] = []
+    for seg in loc:
+        if isinstance(node, Mapping) and seg in node:
+            kept.append(seg)
+            node = node[seg]
+        elif isinstance(node, Sequence) and not isinstance(node, str) and isinstance(seg, int):
+            if 0 <= seg < len(node):
+                kept.append(seg)
+                node = node[seg]
+            else:
+                break
+        elif isinstance(node, Mapping):
+            # a union tag or a key that is absent (missing field): keep walking for the former
+            continue
+        else:
+            break
+    return tuple(kept)
+
+
+def _position(data: Any, loc: Loc, *, want_key: bool) -> tuple[int | None, int | None]:
+    """1-based line and column of the node at ``loc``: its key, or its value."""
+    if not loc:
+        return 1, 1
+    parent = data
+    for seg in loc[:-1]:
+        parent = parent[seg]
+    last = loc[-1]
+    lc = getattr(parent, "lc", None)
+    if lc is None:
+        return None, None
+    try:
+        if isinstance(last, int):
+            line, col = lc.item(last)
+        elif want_key:
+            line, col = lc.key(last)
+        else:
+            line, col = lc.value(last)
+    except (KeyError, IndexError, TypeError):
+        return None, None
+    return int(line) + 1, int(col) + 1
+
+
+def _dotted(loc: Loc, data: Any) -> str:
+    """`latency[0].objective.percentile`, without union tags that are not in the YAML."""
+    kept = set(range(len(loc)))
+    node = data
+    for i, seg in enumerate(loc):
+        if isinstance(node, Mapping) and seg in node:
+            node = node[seg]
+        elif isinstance(node, Sequence) and not isinstance(node, str) and isinstance(seg, int):
+            node = node[seg] if 0 <= seg < len(node) else None
+        elif isinstance(node, Mapping) and i < len(loc) - 1 and _is_tag(seg):
+            kept.discard(i)
+    out = ""
+    for i, seg in enumerate(loc):
+        if i not in kept:
+            continue
+        out += f"[{seg}]" if isinstance(seg, int) else (f".{seg}" if out else str(seg))
+    return out
+
+
+def _is_tag(seg: str | int) -> bool:
+    tags = {"occurrence", "time_slice", "request_rate", "utilisation", "busiest_minutes"}
+    return isinstance(seg, str) and seg in tags
+
+
+def _fields_at(loc: Loc) -> list[str]:
+    """Field names of the model that ``loc`` points into, for "did you mean"."""
+    models: list[type[BaseModel]] = [Contract]
+    for seg in loc:
+        if isinstance(seg, int):
+            continue
+        nxt: list[type[BaseModel]] = []
+        for m in models:
+            if seg in m.model_fields:
+                nxt.extend(nested_models(m.model_fields[seg].annotation))
+        if not nxt:
+            # a union tag: pick the member whose `kind` default is the tag
+            nxt = [
+                m
+                for m in models
+                if "kind" in m.model_fields and m.model_fields["kind"].default == seg
+            ]
+        if not nxt:
+            return []
+        models = nxt
+    names: list[str] = []
+    for m in models:
+        names.extend(n for n in m.model_fields if n not in names)
+    return names
