@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench golden sysdeps clean
+.PHONY: demo test lint bench golden docs sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+docs: $(STAMP)
+	$(BIN)/python scripts/docs.py
+	$(BIN)/slacheck schema -o slacheck/contract/contract.schema.json
 
 golden: $(STAMP)
 	SLACHECK_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden
