@@ -175,6 +175,102 @@ def lint(
     raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
 
 
+# --------------------------------------------------------------------------------------------
+# Traces
+
+traces_app = typer.Typer(help="Read and inspect trace files.", no_args_is_help=True)
+app.add_typer(traces_app, name="traces")
+
+TraceFiles = Annotated[list[Path], typer.Argument(help="Trace files (format detected).")]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--trace-format",
+        help="Override detection: otlp, langfuse, langsmith, table (needs --mapping), canonical.",
+    ),
+]
+MappingOpt = Annotated[
+    Path | None, typer.Option("--mapping", help="Column mapping YAML for CSV/Parquet/JSONL.")
+]
+EngineOpt = Annotated[str, typer.Option("--engine", help="duckdb (default) or spark.")]
+
+
+def _ingest(paths: list[Path], trace_format: str | None, mapping: Path | None, engine: str) -> Any:
+    from slacheck.trace.ingest import ingest
+    from slacheck.trace.tabular import load_mapping
+
+    with err.status("reading traces…"):
+        return ingest(
+            paths,
+            fmt=trace_format,
+            mapping=load_mapping(mapping) if mapping else None,
+            engine=engine,
+        )
+
+
+@traces_app.command("inspect")
+@handles_input_errors
+def traces_inspect(
+    paths: TraceFiles,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="table or json.")] = (
+        OutputFormat.table
+    ),
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+) -> None:
+    """Spans, tasks, time range, kinds, field coverage and rows set aside."""
+    from slacheck.console import summary_tables
+    from slacheck.trace.inspect import summarize
+
+    summary = summarize(_ingest(paths, trace_format, mapping, engine))
+    if fmt is OutputFormat.json:
+        sys.stdout.write(json.dumps(summary.to_dict(), indent=2) + "\n")
+    else:
+        for table in summary_tables(summary):
+            out.print(table)
+
+
+class GenFormat(StrEnum):
+    parquet = "parquet"
+    otlp = "otlp"
+    langfuse = "langfuse"
+
+
+@app.command()
+@handles_input_errors
+def generate(
+    output: Annotated[Path, typer.Option("-o", "--output", help="File to write.")],
+    tasks: Annotated[int, typer.Option("--tasks", min=1, help="Agent tasks.")] = 1000,
+    days: Annotated[int, typer.Option("--days", min=1, help="Days of traffic.")] = 30,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (output is deterministic).")] = 0,
+    fmt: Annotated[GenFormat, typer.Option("--format", help="parquet, otlp or langfuse.")] = (
+        GenFormat.parquet
+    ),
+    start: Annotated[
+        str, typer.Option("--start", help="First day, YYYY-MM-DD (UTC midnight).")
+    ] = "2026-07-01",
+    malformed: Annotated[
+        int, typer.Option("--malformed", min=0, help="Add this many deliberately bad rows.")
+    ] = 0,
+) -> None:
+    """Write realistic synthetic agent traffic (for demos, tests and benchmarks)."""
+    import datetime as dt
+
+    from slacheck.trace.generate import TrafficProfile, write
+    from slacheck.trace.generate import generate as make
+
+    try:
+        first = dt.datetime.strptime(start, "%Y-%m-%d").replace(tzinfo=dt.UTC)
+    except ValueError:
+        raise UsageError(f"--start {start!r} is not a date like 2026-07-01") from None
+    profile = TrafficProfile(tasks=tasks, days=days, seed=seed, start=first, malformed=malformed)
+    with err.status(f"generating {tasks} tasks over {days} days…"):
+        table = make(profile)
+        write(table, output, fmt.value)
+    err.print(f"wrote {output}: {table.num_rows} spans, {tasks} tasks, {days} days ({fmt.value})")
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

@@ -1,0 +1,100 @@
+"""Summarise ingested traces: counts, time range, kinds, field coverage, rows set aside."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from slacheck.trace.ingest import Quality, SourceFile, Traces
+from slacheck.trace.schema import COLUMNS
+
+_SKIP = {"source_file", "source_ref", "defect"}
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    field: str
+    non_null: int
+    applicable: int
+
+    @property
+    def fraction(self) -> float | None:
+        return self.non_null / self.applicable if self.applicable else None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSummary:
+    spans: int
+    tasks: int
+    kinds: dict[str, int]
+    start_us: int | None
+    end_us: int | None
+    coverage: tuple[Coverage, ...]
+    quality: Quality
+    sources: tuple[SourceFile, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        def iso(us: int | None) -> str | None:
+            if us is None:
+                return None
+            return dt.datetime.fromtimestamp(us / 1e6, tz=dt.UTC).isoformat().replace("+00:00", "Z")
+
+        return {
+            "spans": self.spans,
+            "tasks": self.tasks,
+            "kinds": dict(sorted(self.kinds.items())),
+            "time_range": {"start": iso(self.start_us), "end": iso(self.end_us)},
+            "coverage": {c.field: c.fraction for c in self.coverage},
+            "coverage_counts": {
+                c.field: {"non_null": c.non_null, "applicable": c.applicable}
+                for c in self.coverage
+            },
+            "set_aside": dict(sorted(self.quality.set_aside.items())),
+            "quality": self.quality.to_dict(),
+            "sources": [
+                {"path": s.path, "format": s.format, "sha256": s.sha256, "rows": s.rows}
+                for s in self.sources
+            ],
+        }
+
+
+def summarize(traces: Traces) -> TraceSummary:
+    t = traces.spans
+    metrics: dict[str, Any] = {
+        "spans": t.count(),
+        "tasks": t.task_id.nunique(),
+        "start_us": t.start_us.min(),
+        "end_us": t.end_us.max(),
+    }
+    for col in COLUMNS:
+        if col.name in _SKIP:
+            continue
+        if col.applies_to is None:
+            metrics[f"nn_{col.name}"] = t[col.name].notnull().sum()
+            metrics[f"ap_{col.name}"] = t.count()
+        else:
+            applicable = t.kind.isin([str(k) for k in col.applies_to])
+            metrics[f"nn_{col.name}"] = (applicable & t[col.name].notnull()).sum()
+            metrics[f"ap_{col.name}"] = applicable.sum()
+    row = t.aggregate(**metrics).execute().iloc[0]
+    kinds_df = t.group_by("kind").aggregate(n=t.count()).execute()
+
+    def as_int(v: Any) -> int | None:
+        return None if v is None or v != v else int(v)  # v != v: NaN
+
+    coverage = tuple(
+        Coverage(c.name, as_int(row[f"nn_{c.name}"]) or 0, as_int(row[f"ap_{c.name}"]) or 0)
+        for c in COLUMNS
+        if c.name not in _SKIP
+    )
+    return TraceSummary(
+        spans=int(row["spans"]),
+        tasks=int(row["tasks"]),
+        kinds={str(k): int(n) for k, n in zip(kinds_df["kind"], kinds_df["n"], strict=True)},
+        start_us=as_int(row["start_us"]),
+        end_us=as_int(row["end_us"]),
+        coverage=coverage,
+        quality=traces.quality,
+        sources=traces.sources,
+    )

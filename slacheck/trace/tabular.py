@@ -1,0 +1,254 @@
+"""Read CSV, Parquet and JSON-lines tables into canonical spans through a column mapping, in the engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import ibis
+import ibis.expr.types as ir
+from ibis.backends import BaseBackend
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace.schema import BY_NAME, COLUMN_NAMES, COLUMNS, SetAside
+
+TableFormat = Literal["csv", "parquet", "jsonl"]
+_UNITS = {"s": 1000.0, "ms": 1.0, "us": 0.001, "ns": 0.000001}
+_EPOCH_TO_US = {"epoch_s": 1_000_000, "epoch_ms": 1_000, "epoch_us": 1, "epoch_ns": 0.001}
+
+
+class ColumnSpec(BaseModel):
+    """Where one canonical field comes from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    column: str = Field(description="Source column name.")
+    unit: Literal["s", "ms", "us", "ns"] | None = Field(
+        default=None, description="Unit of a duration column (converted to ms)."
+    )
+    values: dict[str, str] = Field(
+        default_factory=dict, description="Source value → canonical value (kind, status)."
+    )
+    default: str | None = Field(default=None, description="Canonical value for unlisted values.")
+
+
+class Mapping(BaseModel):
+    """A mapping file: which source column feeds each canonical field."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: TableFormat | None = Field(default=None, description="From the extension if unset.")
+    timestamp_format: str = Field(
+        default="iso8601",
+        description="`iso8601`, `epoch_s`, `epoch_ms`, `epoch_us`, `epoch_ns` or a strptime "
+        "pattern such as `%Y-%m-%d %H:%M:%S`. Naive timestamps are UTC.",
+    )
+    columns: dict[str, str | ColumnSpec] = Field(description="canonical field → source column.")
+    constants: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="Fixed values for fields the table lacks."
+    )
+
+    @field_validator("columns", "constants")
+    @classmethod
+    def _canonical_names(cls, v: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(v) - set(COLUMN_NAMES))
+        if unknown:
+            raise ValueError(
+                f"not canonical fields: {', '.join(unknown)}; known: {', '.join(COLUMN_NAMES)}"
+            )
+        return v
+
+    def spec(self, field: str) -> ColumnSpec | None:
+        raw = self.columns.get(field)
+        if raw is None:
+            return None
+        return ColumnSpec(column=raw) if isinstance(raw, str) else raw
+
+
+def load_mapping(path: Path) -> Mapping:
+    """Read a mapping YAML file; errors name the file and the field."""
+    try:
+        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TraceInputError(
+            [Problem(str(path), "mapping file not found", Reason.FILE_NOT_FOUND)]
+        ) from None
+    except YAMLError as exc:
+        raise TraceInputError(
+            [Problem(str(path), f"mapping is not valid YAML: {exc}", Reason.BAD_MAPPING)]
+        ) from None
+    try:
+        return Mapping.model_validate(data)
+    except ValidationError as exc:
+        raise TraceInputError(
+            [
+                Problem(
+                    str(path),
+                    e["msg"],
+                    Reason.BAD_MAPPING,
+                    field=".".join(str(x) for x in e["loc"]),
+                )
+                for e in exc.errors()
+            ]
+        ) from None
+
+
+def identity_mapping(fmt: TableFormat) -> Mapping:
+    """The mapping of a table that already has the canonical columns (slacheck's own Parquet)."""
+    return Mapping(
+        format=fmt,
+        timestamp_format="epoch_us",
+        columns={c.name: c.name for c in COLUMNS if c.name not in ("source_file", "defect")},
+    )
+
+
+def table_format(path: Path) -> TableFormat | None:
+    suffixes = "".join(path.suffixes).lower()
+    if suffixes.endswith((".parquet", ".pq")):
+        return "parquet"
+    if suffixes.endswith((".csv", ".csv.gz", ".tsv")):
+        return "csv"
+    if suffixes.endswith((".jsonl", ".ndjson", ".jsonl.gz")):
+        return "jsonl"
+    return None
+
+
+def read_source(backend: BaseBackend, path: Path, fmt: TableFormat) -> ir.Table:
+    """Let the engine read the file (no per-row Python)."""
+    try:
+        if fmt == "parquet":
+            return backend.read_parquet(str(path))
+        if fmt == "csv":
+            return backend.read_csv(str(path))
+        return backend.read_json(str(path))
+    except Exception as exc:  # the engines raise their own types; all mean "unreadable"
+        raise TraceInputError(
+            [
+                Problem(
+                    str(path),
+                    f"cannot read as {fmt}: {str(exc).splitlines()[0]}",
+                    Reason.MALFORMED_TRACE,
+                    fix=f"check that the file is {fmt}",
+                )
+            ]
+        ) from None
+
+
+def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
+    """A canonical span table (as an Ibis expression) from a tabular file and its mapping."""
+    fmt = mapping.format or table_format(path)
+    if fmt is None:
+        raise TraceInputError(
+            [
+                Problem(
+                    str(path),
+                    "cannot tell the table format from the file name",
+                    Reason.UNKNOWN_FORMAT,
+                    fix="name it .csv, .parquet or .jsonl, or set `format:` in the mapping",
+                )
+            ]
+        )
+    src = read_source(backend, path, fmt)
+    missing = [
+        (field, spec.column)
+        for field in mapping.columns
+        if (spec := mapping.spec(field)) is not None and spec.column not in src.columns
+    ]
+    if missing:
+        raise TraceInputError(
+            [
+                Problem(
+                    str(path),
+                    f"column `{col}` (mapped to `{field}`) is not in the file",
+                    Reason.BAD_MAPPING,
+                    field=f"columns.{field}",
+                    fix=f"columns present: {', '.join(src.columns)}",
+                )
+                for field, col in missing
+            ]
+        )
+    return _project(src, mapping, str(path))
+
+
+def _project(src: ir.Table, mapping: Mapping, source_file: str) -> ir.Table:
+    defects: list[ir.StringValue] = []
+    exprs: dict[str, ir.Value] = {}
+    for col in COLUMNS:
+        name = col.name
+        spec = mapping.spec(name)
+        if name in ("start_us", "end_us") and spec is not None:
+            raw = src[spec.column]
+            parsed = _timestamp_us(raw, mapping.timestamp_format)
+            bad = raw.notnull() & parsed.isnull()
+            defects.append(
+                ibis.ifelse(bad, ibis.literal(f"{SetAside.UNPARSEABLE_TIMESTAMP}:{name}"), None)
+            )
+            exprs[name] = parsed
+        elif spec is not None:
+            exprs[name] = _value(src[spec.column], name, spec, defects)
+        elif name in mapping.constants:
+            exprs[name] = ibis.literal(mapping.constants[name]).cast(_ibis_type(name))
+        else:
+            exprs[name] = ibis.null().cast(_ibis_type(name))
+    # Durations come from the timestamps when both are there; a mapped duration fills the end.
+    start, end = exprs["start_us"], exprs["end_us"]
+    if mapping.spec("end_us") is None and mapping.spec("duration_ms") is not None:
+        end = start + (exprs["duration_ms"] * 1000).round().cast("int64")
+        exprs["end_us"] = end
+    if mapping.spec("start_us") is not None:
+        exprs["duration_ms"] = (end - start).cast("float64") / 1000.0
+    exprs["source_file"] = ibis.literal(source_file)
+    if mapping.spec("source_ref") is None:
+        exprs["source_ref"] = ibis.literal("row ") + (ibis.row_number() + 1).cast("string")
+    exprs["defect"] = ibis.coalesce(*defects, ibis.null().cast("string")) if defects else (
+        ibis.null().cast("string")
+    )
+    return src.select(**{c.name: exprs[c.name] for c in COLUMNS})
+
+
+def _value(
+    raw: ir.Value, name: str, spec: ColumnSpec, defects: list[ir.StringValue]
+) -> ir.Value:
+    target = _ibis_type(name)
+    if spec.values or spec.default is not None:
+        text = raw.cast("string")
+        mapped = text.substitute(spec.values, else_=spec.default if spec.default else text)
+        return mapped.cast(target)
+    if name.endswith("_ms") and spec.unit is not None:
+        number = raw.try_cast("float64")
+        defects.append(ibis.ifelse(raw.notnull() & number.isnull(), f"unparseable_number:{name}", None))
+        return number * _UNITS[spec.unit]
+    if target.is_numeric():
+        number = raw.try_cast(target)
+        defects.append(
+            ibis.ifelse(
+                raw.notnull() & number.isnull(),
+                ibis.literal(f"{SetAside.UNPARSEABLE_NUMBER}:{name}"),
+                None,
+            )
+        )
+        return number
+    return raw.cast(target)
+
+
+def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
+    if fmt in _EPOCH_TO_US:
+        number = raw.try_cast("float64")
+        return (number * _EPOCH_TO_US[fmt]).round().cast("int64")
+    if raw.type().is_timestamp():
+        ts = raw
+    elif fmt == "iso8601":
+        ts = raw.cast("string").try_cast("timestamp('UTC')")
+    else:
+        ts = raw.cast("string").as_timestamp(fmt)
+    # epoch seconds plus the sub-second microseconds; DuckDB's microsecond() counts within
+    # the minute, so take it modulo one second.
+    seconds = ts.epoch_seconds().cast("int64")
+    return seconds * 1_000_000 + ts.microsecond().cast("int64") % 1_000_000
+
+
+def _ibis_type(name: str) -> Any:
+    return ibis.dtype(BY_NAME[name].type)
