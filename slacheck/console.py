@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:
     from slacheck.contract.load import LoadedContract
@@ -15,31 +17,26 @@ if TYPE_CHECKING:
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
 
 
-def findings_table(loaded: LoadedContract, findings: Sequence[Finding]) -> Table:
-    table = Table(
-        title=f"Clause review: {loaded.file} — {len(findings)} finding(s)",
-        show_lines=True,
-        expand=False,
-    )
-    table.add_column("code", no_wrap=True)
-    table.add_column("severity", no_wrap=True)
-    table.add_column("where", no_wrap=True)
-    table.add_column("finding")
-    table.add_column("suggestion")
+def findings_table(loaded: LoadedContract, findings: Sequence[Finding]) -> Group:
+    """One block per finding: code, severity, where, then the why and the suggested clause."""
+    parts: list[Text] = [
+        Text(f"Clause review: {loaded.file} — {len(findings)} finding(s)\n", style="bold")
+    ]
     for f in findings:
         line, _ = loaded.position(f.field)
-        where = ".".join(str(p) for p in f.field) or "(contract)"
+        where = f.path or "(contract)"
         if line is not None:
-            where += f"\nline {line}"
+            where += f" (line {line})"
         style = _SEVERITY_STYLE.get(str(f.severity), "")
-        table.add_row(
-            f.code,
-            f"[{style}]{f.severity}[/]",
-            where,
-            f"[bold]{f.title}[/]\n{f.explanation}",
-            f.suggestion,
-        )
-    return table
+        block = Text()
+        block.append(f"{f.code} ", style="bold")
+        block.append(f"{f.severity:<6}", style=style)
+        block.append(f"  {where}\n")
+        block.append(f"  {f.title}\n", style="bold")
+        block.append(f"  {f.explanation}\n")
+        block.append(f"  → {f.suggestion}\n", style="green")
+        parts.append(block)
+    return Group(*parts)
 
 
 def summary_tables(summary: TraceSummary) -> list[Table]:
