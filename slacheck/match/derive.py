@@ -1,0 +1,177 @@
+"""Derived views of the span table — calls in scope, tasks — with the source of every derived value.
+
+Derivations (each records where its value came from, so a report can say "derived"):
+
+- serving region: ``region`` as recorded, else the ``locations/<region>/`` part of a model
+  resource path (Vertex AI writes its serving location there);
+- network time: recorded ``network_ms``, else client duration − server processing − queue;
+- model time: server processing when recorded, else client duration − network − queue;
+- task time: the root ``task`` span, else first start → last end of a task whose spans are all
+  there (no orphans, nothing set aside);
+- tokens per second: output tokens over the whole request, or over the generation after the
+  first token (duration − time to first token);
+- model identity: resource paths and dated snapshots are stripped (``gpt-4o-2024-08-06`` →
+  ``gpt-4o``) so contract scopes match the models traces report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import ibis
+import ibis.expr.types as ir
+
+from slacheck.contract.model import Contract, LatencyTerm, Scope
+from slacheck.trace.ingest import Traces
+
+_PATH_PREFIX = r"^.*/"
+_SNAPSHOT = r"(-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-\d{3,4}|-latest|@latest)$"
+_LOCATION = r"locations/([A-Za-z0-9_-]+)"
+
+
+def model_base(name: str) -> str:
+    """The contract-side twin of ``model_base_expr``: `projects/…/models/gpt-4o-2024-08-06` → `gpt-4o`."""
+    return re.sub(_SNAPSHOT, "", re.sub(_PATH_PREFIX, "", name.strip().lower()))
+
+
+def model_base_expr(model: ir.StringValue) -> ir.StringValue:
+    return model.lower().strip().re_replace(_PATH_PREFIX, "").re_replace(_SNAPSHOT, "")
+
+
+def region_from_model_expr(model: ir.StringValue) -> ir.StringValue:
+    return model.re_extract(_LOCATION, 1).nullif("")
+
+
+def effective_scope(contract: Contract, term: LatencyTerm | None = None) -> Scope:
+    """The term's own scope where it has one, else the contract's."""
+    if term is not None and term.scope is not None:
+        return term.scope
+    return contract.scope
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeMatch:
+    """How a scope filter fared against the calls: ``matched`` of ``calls`` llm calls."""
+
+    calls: int
+    matched: int
+    unmatched_values: tuple[str, ...]  # contract values (models, providers, …) that match nothing
+
+
+def calls(traces: Traces) -> ir.Table:
+    """Every model call (kind ``llm``) with derived columns and their sources."""
+    t = traces.spans
+    c = t.filter(t.kind == "llm")
+    served = ibis.coalesce(c.response_model, c.request_model)
+    path_region = ibis.coalesce(
+        region_from_model_expr(c.request_model), region_from_model_expr(c.response_model)
+    )
+    queue = c.queue_ms.fill_null(0.0)
+    net_derived = c.duration_ms - c.server_ms - queue
+    model_from_net = c.duration_ms - c.network_ms - queue
+    gen_ms = c.duration_ms - c.ttft_ms
+    return c.mutate(
+        model=model_base_expr(served),
+        requested=model_base_expr(c.request_model),
+        served_model=model_base_expr(c.response_model),
+        region_d=ibis.coalesce(c.region, path_region),
+        region_source=ibis.cases(
+            (c.region.notnull(), "recorded"),
+            (path_region.notnull(), "model_path"),
+            else_=ibis.null().cast("string"),
+        ),
+        network_d=ibis.coalesce(c.network_ms, net_derived),
+        network_source=ibis.cases(
+            (c.network_ms.notnull(), "recorded"),
+            (net_derived.notnull(), "derived"),
+            else_=ibis.null().cast("string"),
+        ),
+        model_ms=ibis.coalesce(c.server_ms, model_from_net),
+        model_source=ibis.cases(
+            (c.server_ms.notnull(), "recorded"),
+            (model_from_net.notnull(), "derived"),
+            else_=ibis.null().cast("string"),
+        ),
+        tps_whole=ibis.ifelse(
+            c.duration_ms > 0, c.output_tokens.cast("float64") / (c.duration_ms / 1000.0), None
+        ),
+        tps_gen=ibis.ifelse(
+            gen_ms > 0, c.output_tokens.cast("float64") / (gen_ms / 1000.0), None
+        ),
+    )
+
+
+def in_scope(c: ir.Table, scope: Scope) -> ir.BooleanValue:
+    """Whether a call (from ``calls``) is covered by ``scope``; empty lists mean any."""
+    cond: ir.BooleanValue = ibis.literal(True)
+    if scope.providers:
+        cond &= c.provider.lower().isin([p.lower() for p in scope.providers]).fill_null(False)
+    if scope.models:
+        bases = sorted({model_base(m) for m in scope.models})
+        cond &= (c.model.isin(bases) | c.requested.isin(bases)).fill_null(False)
+    if scope.endpoints:
+        cond &= c.endpoint.lower().isin([e.lower() for e in scope.endpoints]).fill_null(False)
+    return cond
+
+
+def scope_match(c: ir.Table, scope: Scope) -> ScopeMatch:
+    """How many calls the scope covers, and which listed values match no call at all."""
+    agg = c.aggregate(calls=c.count(), matched=in_scope(c, scope).sum())
+    seen = (
+        c.aggregate(
+            providers=c.provider.lower().collect(distinct=True),
+            models=c.model.collect(distinct=True),
+            requested=c.requested.collect(distinct=True),
+            endpoints=c.endpoint.lower().collect(distinct=True),
+        )
+        .execute()
+        .iloc[0]
+    )
+    row = agg.execute().iloc[0]
+    have_models = set(seen["models"] or []) | set(seen["requested"] or [])
+    unmatched = [f"provider {p}" for p in scope.providers if p.lower() not in set(seen["providers"] or [])]
+    unmatched += [f"model {m}" for m in scope.models if model_base(m) not in have_models]
+    unmatched += [
+        f"endpoint {e}" for e in scope.endpoints if e.lower() not in set(seen["endpoints"] or [])
+    ]
+    return ScopeMatch(int(row["calls"]), int(row["matched"] or 0), tuple(unmatched))
+
+
+def tasks(traces: Traces) -> ir.Table:
+    """One row per task: span envelope, root span time, step counts, completeness, task time."""
+    t = traces.spans
+    is_root_task = (t.kind == "task") & t.parent_span_id.isnull()
+    per = t.group_by("task_id").aggregate(
+        first_start_us=t.start_us.min(),
+        last_end_us=t.end_us.max(),
+        root_ms=is_root_task.ifelse(t.duration_ms, None).max(),
+        root_start_us=is_root_task.ifelse(t.start_us, None).min(),
+        llm_calls=(t.kind == "llm").sum(),
+        tool_calls=(t.kind == "tool").sum(),
+        retrieval_calls=(t.kind == "retrieval").sum(),
+        spans=t.count(),
+        orphans=t.orphan.sum(),
+    )
+    bad = traces.set_aside_rows
+    bad = bad.filter(bad.task_id.notnull())
+    lost = bad.group_by("task_id").aggregate(set_aside=bad.count())
+    j = per.left_join(lost, per.task_id == lost.task_id).drop("task_id_right")
+    set_aside = j.set_aside.fill_null(0)
+    complete = (j.orphans == 0) & (set_aside == 0)
+    envelope = (j.last_end_us - j.first_start_us).cast("float64") / 1000.0
+    return j.mutate(
+        set_aside=set_aside,
+        complete=complete,
+        start_us=ibis.coalesce(j.root_start_us, j.first_start_us),
+        task_ms=ibis.cases(
+            (j.root_ms.notnull(), j.root_ms),
+            (complete, envelope),
+            else_=ibis.null().cast("float64"),
+        ),
+        task_source=ibis.cases(
+            (j.root_ms.notnull(), "root_span"),
+            (complete, "derived"),
+            else_=ibis.null().cast("string"),
+        ),
+    )

@@ -1,0 +1,68 @@
+"""Verdicts and the frozen result of checking one term in one window."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Verdict(StrEnum):
+    """met | breached | indeterminate | not_measurable | no_data (see DOMAIN.md)."""
+
+    MET = "met"
+    BREACHED = "breached"
+    #: measured at a different point, or a one-sided bound that cannot decide
+    INDETERMINATE = "indeterminate"
+    #: the trace lacks the field and it cannot be derived
+    NOT_MEASURABLE = "not_measurable"
+    #: nothing (or too little: below the minimum sample size) in scope in the window
+    NO_DATA = "no_data"
+
+    @property
+    def ok(self) -> bool:
+        return self is Verdict.MET
+
+
+#: Most examples a result carries (offending task ids, or sample ids for a met term).
+MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class TermResult:
+    """One contract term in one calendar window: what was promised, measured, and how."""
+
+    term_id: str  # e.g. "L1", "availability", "regions"
+    kind: str  # latency | time_slice | peak | regions | routing | residency | rate_limit | availability
+    window: str  # "2026-07", "2026-Q3", "2026-07-01/30d"
+    verdict: Verdict
+    observed: float | None  # e.g. p95 = 412.0 (ms); availability 99.95 (%)
+    unit: str  # "ms", "tokens/s", "%", "slices %", "calls", …
+    criterion: str  # e.g. "p95 ≤ 500 ms, nearest rank, full_response, ≥ 1000 calls"
+    good: int  # numerator
+    total: int  # denominator
+    examples: tuple[str, ...] = ()  # offending task ids (or none when met)
+    notes: tuple[str, ...] = ()
+    excluded: dict[str, int] = field(default_factory=dict)  # reason → calls excluded
+    partial_window: bool = False  # the traces cover only part of the window
+    measured_at: str = ""  # the measurement point the figure was taken at
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.term_id,
+            "kind": self.kind,
+            "window": self.window,
+            "verdict": str(self.verdict),
+            "observed": self.observed,
+            "unit": self.unit,
+            "criterion": self.criterion,
+            "good": self.good,
+            "total": self.total,
+            "examples": list(self.examples),
+            "notes": list(self.notes),
+            "excluded": dict(sorted(self.excluded.items())),
+            "partial_window": self.partial_window,
+            "measured_at": self.measured_at,
+            "details": self.details,
+        }
