@@ -1,0 +1,85 @@
+"""Orchestration only: run every registered check over the traces and collect frozen results."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from slacheck import __version__
+from slacheck.checks import CheckContext, load_builtin_checks
+from slacheck.contract.model import Contract
+from slacheck.errors import UsageError
+from slacheck.trace.ingest import Quality, SourceFile, Traces
+from slacheck.verdict import TermResult, Verdict
+from slacheck.windows import parse_period
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Every term's verdict per window, with what was read and how."""
+
+    contract: Contract
+    results: tuple[TermResult, ...]
+    sources: tuple[SourceFile, ...]
+    quality: Quality
+    engine: str
+    period: str | None
+    version: str = __version__
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.results) and all(r.verdict is Verdict.MET for r in self.results)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every term is met in every window; 1 otherwise (breached or unverifiable)."""
+        return 0 if self.ok else 1
+
+    def counts(self) -> dict[str, int]:
+        c = Counter(str(r.verdict) for r in self.results)
+        return {str(v): c.get(str(v), 0) for v in Verdict}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "contract": self.contract.contract.id,
+            "period": self.period,
+            "engine": self.engine,
+            "slacheck_version": self.version,
+            "summary": self.counts(),
+            "terms": [r.to_dict() for r in self.results],
+            "quality": self.quality.to_dict(),
+            "sources": [
+                {"path": s.path, "format": s.format, "sha256": s.sha256, "rows": s.rows}
+                for s in self.sources
+            ],
+        }
+
+
+def evaluate(
+    contract: Contract,
+    traces: Traces,
+    *,
+    period: str | None = None,
+    only: Iterable[str] | None = None,
+) -> Evaluation:
+    """Check ``contract`` against ``traces``. ``period``: `2026-07` or `2026-Q3` (contract zone)."""
+    registry = load_builtin_checks()
+    names = list(registry) if only is None else list(only)
+    unknown = [n for n in names if n not in registry]
+    if unknown:
+        raise UsageError(f"unknown check(s) {', '.join(unknown)}; known: {', '.join(registry)}")
+    window = parse_period(period, contract.zone) if period else None
+    ctx = CheckContext(contract, traces, window)
+    results: list[TermResult] = []
+    for name in names:
+        results.extend(registry[name](ctx))
+    return Evaluation(
+        contract=contract,
+        results=tuple(results),
+        sources=traces.sources,
+        quality=traces.quality,
+        engine=str(traces.engine),
+        period=period,
+    )

@@ -1,0 +1,45 @@
+"""JUnit XML: one test case per term and window, so CI systems show breaches as failures."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from slacheck.evaluate import Evaluation
+from slacheck.verdict import Verdict
+
+
+def to_junit(evaluation: Evaluation) -> str:
+    suite = ET.Element(
+        "testsuite",
+        name=f"slacheck {evaluation.contract.contract.id}",
+        tests=str(len(evaluation.results)),
+        failures=str(sum(r.verdict is Verdict.BREACHED for r in evaluation.results)),
+        errors=str(
+            sum(
+                r.verdict in (Verdict.INDETERMINATE, Verdict.NOT_MEASURABLE)
+                for r in evaluation.results
+            )
+        ),
+        skipped=str(sum(r.verdict is Verdict.NO_DATA for r in evaluation.results)),
+    )
+    for r in evaluation.results:
+        case = ET.SubElement(
+            suite, "testcase", classname=f"{r.kind}.{r.term_id}", name=f"{r.term_id} {r.window}"
+        )
+        observed = "—" if r.observed is None else f"{r.observed:g} {r.unit}"
+        text = (
+            f"{r.verdict}: observed {observed}; criterion {r.criterion}; "
+            f"{r.good}/{r.total}; examples: {', '.join(r.examples) or 'none'}"
+        )
+        if r.notes:
+            text += "\n" + "\n".join(r.notes)
+        if r.verdict is Verdict.BREACHED:
+            ET.SubElement(case, "failure", message=f"{r.term_id} breached in {r.window}").text = text
+        elif r.verdict in (Verdict.INDETERMINATE, Verdict.NOT_MEASURABLE):
+            ET.SubElement(case, "error", message=f"{r.term_id} {r.verdict}").text = text
+        elif r.verdict is Verdict.NO_DATA:
+            ET.SubElement(case, "skipped", message=f"{r.term_id}: no data").text = text
+        else:
+            ET.SubElement(case, "system-out").text = text
+    ET.indent(suite)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,195 @@
+"""Ingestion: mapped tables read by the engine, set-aside accounting, inspection, Spark parity."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from slacheck.cli import app
+from slacheck.errors import Reason, TraceInputError
+from slacheck.trace.ingest import ingest
+from slacheck.trace.inspect import summarize
+from slacheck.trace.schema import COLUMN_NAMES
+from slacheck.trace.tabular import load_mapping
+
+runner = CliRunner()
+
+GATEWAY_CSV = """trace,id,parent,type,start,end,model,in,out
+t1,s1,,AGENT,2026-07-01T00:00:00Z,2026-07-01T00:00:05Z,,,
+t1,s2,s1,GENERATION,2026-07-01T00:00:00.500Z,2026-07-01T00:00:02.250Z,gpt-4o,100,50
+t1,s3,s1,TOOL,2026-07-01T00:00:03Z,2026-07-01T00:00:02Z,,,
+t1,s2,s1,GENERATION,2026-07-01T00:00:01Z,2026-07-01T00:00:02Z,gpt-4o,100,50
+t2,s4,,GENERATION,yesterday,2026-07-01T00:00:02Z,gpt-4o,1,3
+,s5,,GENERATION,2026-07-01T00:00:01Z,2026-07-01T00:00:02Z,gpt-4o,1,2
+t3,s6,,GENERATION,2026-07-01T00:00:01Z,2026-07-01T00:00:02Z,gpt-4o,1,-3
+t3,s7,s99,TOOL,2026-07-01T00:00:01Z,2026-07-01T00:00:02Z,,,
+t4,s8,,GENERATION,,2026-07-01T00:00:02Z,gpt-4o,1,2
+"""
+
+MAPPING = """columns:
+  task_id: trace
+  span_id: id
+  parent_span_id: parent
+  kind: {column: type, values: {AGENT: task, GENERATION: llm, TOOL: tool}, default: other}
+  start_us: start
+  end_us: end
+  request_model: model
+  input_tokens: in
+  output_tokens: out
+constants:
+  provider: openai
+"""
+
+
+@pytest.fixture
+def gateway(tmp_path: Path) -> tuple[Path, Path]:
+    csv = tmp_path / "gateway.csv"
+    csv.write_text(GATEWAY_CSV)
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text(MAPPING)
+    return csv, mapping
+
+
+def test_every_row_is_used_or_set_aside_with_a_reason(gateway: tuple[Path, Path]) -> None:
+    csv, mapping = gateway
+    traces = ingest([csv], mapping=load_mapping(mapping), fmt="table")
+    q = traces.quality
+    assert q.rows_read == 9
+    assert q.set_aside == {
+        "end_before_start": 1,
+        "duplicate_span_id": 1,
+        "unparseable_timestamp": 1,
+        "missing_id": 1,
+        "negative_tokens": 1,
+        "missing_timestamp": 1,
+    }
+    assert q.rows_used == 3
+    assert q.rows_read == q.rows_used + q.rows_set_aside
+    assert q.examples["end_before_start"] == (f"{csv}: row 3",)
+    assert q.examples["duplicate_span_id"] == (f"{csv}: row 4",)  # the later start is dropped
+    assert q.orphans == 1 and q.orphan_examples == (f"{csv}: row 8",)
+    spans = traces.spans.order_by("span_id").execute()
+    assert list(spans["span_id"]) == ["s1", "s2", "s7"]
+    s2 = spans[spans.span_id == "s2"].iloc[0]
+    assert s2["duration_ms"] == 1750.0  # recomputed from the timestamps
+    assert s2["provider"] == "openai" and s2["kind"] == "llm"
+    assert set(spans.columns) == {*COLUMN_NAMES, "orphan"}
+
+
+def test_missing_column_in_mapping_names_the_field(gateway: tuple[Path, Path], tmp_path: Path) -> None:
+    csv, _ = gateway
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("columns:\n  task_id: trace_id\n  span_id: id\n")
+    with pytest.raises(TraceInputError) as info:
+        ingest([csv], mapping=load_mapping(bad), fmt="table")
+    (problem,) = info.value.problems
+    assert problem.code is Reason.BAD_MAPPING
+    assert problem.field == "columns.task_id"
+    assert "trace" in problem.fix  # lists the columns that are there
+
+
+def test_mapping_to_unknown_canonical_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("columns:\n  task: trace\n")
+    with pytest.raises(TraceInputError) as info:
+        load_mapping(bad)
+    assert info.value.problems[0].code is Reason.BAD_MAPPING
+    assert info.value.problems[0].file == str(bad)
+
+
+def test_table_without_mapping_is_a_clear_error(gateway: tuple[Path, Path]) -> None:
+    csv, _ = gateway
+    res = runner.invoke(app, ["traces", "inspect", str(csv)])
+    assert res.exit_code == 2
+    assert "needs a column mapping" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_epoch_timestamps_and_duration_units(tmp_path: Path) -> None:
+    table = pa.table(
+        {
+            "tid": ["a", "a"],
+            "sid": ["1", "2"],
+            "t0": [1_751_328_000_000, 1_751_328_001_000],  # epoch ms
+            "secs": [2.5, 0.125],
+        }
+    )
+    path = tmp_path / "gw.parquet"
+    pq.write_table(table, path)
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text(
+        "timestamp_format: epoch_ms\ncolumns:\n  task_id: tid\n  span_id: sid\n"
+        "  start_us: t0\n  duration_ms: {column: secs, unit: s}\n"
+    )
+    spans = ingest([path], mapping=load_mapping(mapping), fmt="table").spans.order_by("span_id")
+    df = spans.execute()
+    assert list(df["start_us"]) == [1_751_328_000_000_000, 1_751_328_001_000_000]
+    assert list(df["duration_ms"]) == [2500.0, 125.0]
+    assert list(df["end_us"]) == [1_751_328_002_500_000, 1_751_328_001_125_000]
+
+
+def test_generated_malformed_rows_are_counted(generated_parquet: Path) -> None:
+    traces = ingest([generated_parquet])
+    q = traces.quality
+    assert q.rows_set_aside == 5
+    assert set(q.set_aside) == {
+        "end_before_start",
+        "missing_timestamp",
+        "duplicate_span_id",
+        "negative_tokens",
+        "missing_id",
+    }
+    assert q.rows_read == pq.read_metadata(generated_parquet).num_rows
+
+
+def test_row_order_changes_nothing(generated_parquet: Path, tmp_path: Path) -> None:
+    table = pq.read_table(generated_parquet)
+    order = list(range(table.num_rows))
+    random.Random(3).shuffle(order)
+    shuffled = tmp_path / "shuffled.parquet"
+    pq.write_table(table.take(order), shuffled)
+    a = ingest([generated_parquet]).quality
+    b = ingest([shuffled]).quality
+    assert (a.rows_used, a.set_aside, a.orphans) == (b.rows_used, b.set_aside, b.orphans)
+
+
+def test_inspect_json_keys(generated_parquet: Path) -> None:
+    res = runner.invoke(app, ["traces", "inspect", str(generated_parquet), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert {"spans", "tasks", "kinds", "coverage", "set_aside", "time_range"} <= set(data)
+    assert data["tasks"] == 200
+    assert sum(data["kinds"].values()) == data["spans"]
+    assert data["coverage"]["task_id"] == 1.0
+    assert 0 < data["coverage"]["ttft_ms"] < 1  # streamed calls only
+    assert sum(data["set_aside"].values()) == 5
+
+
+def test_summary_coverage_counts_only_applicable_kinds(generated_parquet: Path) -> None:
+    summary = summarize(ingest([generated_parquet]))
+    by = {c.field: c for c in summary.coverage}
+    assert by["server_ms"].applicable == summary.kinds["llm"]
+    assert by["task_id"].applicable == summary.spans
+
+
+def test_missing_file_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(TraceInputError) as info:
+        ingest([tmp_path / "nope.json"])
+    assert info.value.problems[0].code is Reason.FILE_NOT_FOUND
+
+
+@pytest.mark.spark
+def test_spark_builds_the_same_canonical_table(generated_parquet: Path, spark_backend: object) -> None:
+    duck = ingest([generated_parquet])
+    spark = ingest([generated_parquet], backend=spark_backend)  # type: ignore[arg-type]
+    assert spark.quality.to_dict() == duck.quality.to_dict()
+    cols = ["task_id", "span_id", "kind", "start_us", "end_us", "duration_ms", "orphan"]
+    a = duck.spans.select(cols).order_by(["task_id", "span_id"]).execute()
+    b = spark.spans.select(cols).order_by(["task_id", "span_id"]).execute()
+    assert a.reset_index(drop=True).equals(b.reset_index(drop=True))
