@@ -6,9 +6,10 @@ import sys
 from pathlib import Path
 
 from slacheck.contract.docs import reference_markdown
+from slacheck.trace.schema import reference_markdown as canonical_markdown
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = {"contract-fields": reference_markdown}
+BLOCKS = {"contract-fields": reference_markdown, "canonical-columns": canonical_markdown}
 
 
 def main() -> int:

@@ -193,3 +193,12 @@ def test_spark_builds_the_same_canonical_table(generated_parquet: Path, spark_ba
     a = duck.spans.select(cols).order_by(["task_id", "span_id"]).execute()
     b = spark.spans.select(cols).order_by(["task_id", "span_id"]).execute()
     assert a.reset_index(drop=True).equals(b.reset_index(drop=True))
+
+
+def test_readme_documents_the_canonical_table() -> None:
+    from slacheck.trace.schema import reference_markdown
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- canonical-columns:start -->") + len("<!-- canonical-columns:start -->")
+    end = readme.index("<!-- canonical-columns:end -->")
+    assert readme[start:end].strip() == reference_markdown().strip(), "run `make docs`"

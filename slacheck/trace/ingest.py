@@ -115,16 +115,18 @@ def ingest(
     mapping: Mapping | None = None,
     engine: Engine | str = Engine.DUCKDB,
     backend: BaseBackend | None = None,
+    database: str | None = None,
 ) -> Traces:
     """Read every file into one canonical table on ``backend`` (a new one for ``engine``).
 
-    ``fmt`` overrides detection for all files; ``mapping`` is required for generic tables.
+    ``fmt`` overrides detection for all files; ``mapping`` is required for generic tables;
+    ``database``: a DuckDB file to hold the table when it outgrows memory.
     """
     if not paths:
         raise UsageError("no trace files given")
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown trace format {fmt!r}; use one of {', '.join(FORMATS)}")
-    con = backend if backend is not None else connect(engine)
+    con = backend if backend is not None else connect(engine, database)
     parts: list[ir.Table] = []
     arrow_parts: list[pa.Table] = []
     sources: list[SourceFile] = []
@@ -219,18 +221,17 @@ def _quality(con: BaseBackend, raw: ir.Table, sources: tuple[SourceFile, ...]) -
             t._reason,
         )
     )
-    t = _materialise(con, t)
-    good = t.filter(t._reason.isnull()).drop("_reason")
-    bad = t.filter(t._reason.notnull())
-    # Orphans: a parent id that is not a span of the same task. Kept, flagged.
-    keys = good.select(p_task=good.task_id, p_span=good.span_id).distinct()
-    joined = good.left_join(
-        keys, [good.task_id == keys.p_task, good.parent_span_id == keys.p_span]
-    )
-    spans = joined.mutate(
-        orphan=joined.parent_span_id.notnull() & joined.p_span.isnull()
+    # Orphans: a parent id that is not a usable span of the same task. Kept, flagged.
+    clean = t.filter(t._reason.isnull())
+    keys = clean.select(p_task=clean.task_id, p_span=clean.span_id).distinct()
+    joined = t.left_join(keys, [t.task_id == keys.p_task, t.parent_span_id == keys.p_span])
+    flagged = joined.mutate(
+        orphan=joined._reason.isnull() & joined.parent_span_id.notnull() & joined.p_span.isnull()
     ).drop("p_task", "p_span")
-    spans = _materialise(con, spans)
+    # One materialisation: inputs are parsed once and later queries read the engine's copy.
+    t = _materialise(con, flagged)
+    spans = t.filter(t._reason.isnull()).drop("_reason")
+    bad = t.filter(t._reason.notnull()).drop("orphan")
 
     counts = bad.group_by(reason=bad._reason).aggregate(n=bad.count()).execute()
     set_aside = {str(r): int(n) for r, n in zip(counts["reason"], counts["n"], strict=True)}

@@ -130,3 +130,13 @@ def conform(table: pa.Table) -> pa.Table:
         else:
             arrays.append(pa.nulls(n, type=col.type))
     return pa.Table.from_arrays(arrays, schema=ARROW_SCHEMA)
+
+
+def reference_markdown() -> str:
+    """The canonical table as a Markdown table, for the README."""
+    lines = ["| column | type | unit | applies to | meaning |", "|---|---|---|---|---|"]
+    for c in COLUMNS:
+        kinds = "all" if c.applies_to is None else ", ".join(k.value for k in c.applies_to)
+        lines.append(f"| `{c.name}` | {c.type} | {c.unit or '—'} | {kinds} | {c.doc} |")
+    lines.append("| `orphan` | bool | — | all | Added by ingestion: the parent span is not in the task. |")
+    return "\n".join(lines) + "\n"
