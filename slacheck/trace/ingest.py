@@ -131,8 +131,8 @@ def ingest(
     arrow_parts: list[pa.Table] = []
     sources: list[SourceFile] = []
     problems: list[Problem] = []
-    for raw_path in paths:
-        path = Path(raw_path)
+    for raw_path in dict.fromkeys(Path(p) for p in paths):  # the same file twice counts once
+        path = raw_path
         if not path.is_file():
             problems.append(Problem(str(path), "no such file", Reason.FILE_NOT_FOUND))
             continue
@@ -162,7 +162,14 @@ def ingest(
         merged = pa.concat_tables(arrow_parts)
         parts.append(_register(con, merged))
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
-    return _quality(con, raw, tuple(sources))
+    # Text tables are parsed once; Parquet is scanned in place; JSON is already in the engine.
+    parsed_text = any(
+        s.format in ("table", "canonical") and table_format(Path(s.path)) != "parquet"
+        for s in sources
+    )
+    return _quality(
+        con, raw, tuple(sources), materialise=parsed_text or engine_of(con) is Engine.SPARK
+    )
 
 
 def _needs_mapping(path: Path) -> Problem:
@@ -188,51 +195,50 @@ def reason_expr(t: ir.Table) -> ir.StringValue:
     tokens_negative = (
         (t.input_tokens < 0) | (t.output_tokens < 0) | (t.cached_tokens < 0)
     ).fill_null(False)
-    missing_id = (
-        t.task_id.isnull() | t.span_id.isnull() | (t.task_id == "") | (t.span_id == "")
-    )
+    missing_id = t.task_id.isnull() | t.span_id.isnull() | (t.task_id == "") | (t.span_id == "")
     defect_reason = t.defect.split(":")[0]
-    return (
-        ibis.cases(
-            (t.defect.notnull(), defect_reason),
-            (missing_id, ibis.literal(str(SetAside.MISSING_ID))),
-            (
-                t.start_us.isnull() | t.end_us.isnull(),
-                ibis.literal(str(SetAside.MISSING_TIMESTAMP)),
-            ),
-            (t.end_us < t.start_us, ibis.literal(str(SetAside.END_BEFORE_START))),
-            (tokens_negative, ibis.literal(str(SetAside.NEGATIVE_TOKENS))),
-            else_=ibis.null().cast("string"),
-        )
+    return ibis.cases(
+        (t.defect.notnull(), defect_reason),
+        (missing_id, ibis.literal(str(SetAside.MISSING_ID))),
+        (
+            t.start_us.isnull() | t.end_us.isnull(),
+            ibis.literal(str(SetAside.MISSING_TIMESTAMP)),
+        ),
+        (t.end_us < t.start_us, ibis.literal(str(SetAside.END_BEFORE_START))),
+        (tokens_negative, ibis.literal(str(SetAside.NEGATIVE_TOKENS))),
+        else_=ibis.null().cast("string"),
     )
 
 
-def _quality(con: BaseBackend, raw: ir.Table, sources: tuple[SourceFile, ...]) -> Traces:
+def _quality(
+    con: BaseBackend, raw: ir.Table, sources: tuple[SourceFile, ...], *, materialise: bool
+) -> Traces:
+    """Classify every row: used, set aside (with a reason), orphan. Scales to 10⁷ spans.
+
+    Parquet stays where it is and is scanned per query (DuckDB scans it faster than it could
+    copy it); only the rare duplicate and orphan rows are found once and kept as a small table.
+    """
+    if materialise:
+        raw = _materialise(con, raw)
     t = raw.mutate(_reason=reason_expr(raw))
-    # Duplicate span ids: keep the earliest (by start, then source) so row order changes nothing.
-    w = ibis.window(
-        group_by=[t.task_id, t.span_id, t._reason.isnull()],
-        order_by=[t.start_us, t.source_file, t.source_ref],
-    )
-    t = t.mutate(
+    flags = _flags(con, t.filter(t._reason.isnull()))
+    j = t.left_join(flags, [t.source_file == flags.f_file, t.source_ref == flags.f_ref])
+    t = j.mutate(
         _reason=ibis.ifelse(
-            t._reason.isnull() & (ibis.row_number().over(w) > 0),
+            j._reason.isnull() & j.f_dup.fill_null(False),
             ibis.literal(str(SetAside.DUPLICATE_SPAN_ID)),
-            t._reason,
-        )
-    )
-    # Orphans: a parent id that is not a usable span of the same task. Kept, flagged.
-    clean = t.filter(t._reason.isnull())
-    keys = clean.select(p_task=clean.task_id, p_span=clean.span_id).distinct()
-    joined = t.left_join(keys, [t.task_id == keys.p_task, t.parent_span_id == keys.p_span])
-    flagged = joined.mutate(
-        orphan=joined._reason.isnull() & joined.parent_span_id.notnull() & joined.p_span.isnull()
-    ).drop("p_task", "p_span")
-    # One materialisation: inputs are parsed once and later queries read the engine's copy.
-    t = _materialise(con, flagged)
+            j._reason,
+        ),
+        orphan=j.f_orphan.fill_null(False),
+    ).drop("f_file", "f_ref", "f_dup", "f_orphan")
     spans = t.filter(t._reason.isnull()).drop("_reason")
     bad = t.filter(t._reason.notnull()).drop("orphan")
 
+    totals = t.aggregate(
+        rows_read=t.count(),
+        rows_used=t._reason.isnull().sum(),
+        orphans=(t._reason.isnull() & t.orphan).sum(),
+    ).execute()
     counts = bad.group_by(reason=bad._reason).aggregate(n=bad.count()).execute()
     set_aside = {str(r): int(n) for r, n in zip(counts["reason"], counts["n"], strict=True)}
     ew = ibis.window(group_by=bad._reason, order_by=[bad.source_file, bad.source_ref])
@@ -248,14 +254,13 @@ def _quality(con: BaseBackend, raw: ir.Table, sources: tuple[SourceFile, ...]) -
         .limit(_EXAMPLES)
         .execute()
     )
-    rows_read = int(t.count().execute())
-    rows_used = int(spans.count().execute())
+    row = totals.iloc[0]
     quality = Quality(
-        rows_read=rows_read,
-        rows_used=rows_used,
+        rows_read=int(row["rows_read"]),
+        rows_used=int(row["rows_used"] or 0),
         set_aside=set_aside,
         examples={k: tuple(sorted(v)) for k, v in examples.items()},
-        orphans=int(orphans_t.count().execute()),
+        orphans=int(row["orphans"] or 0),
         orphan_examples=tuple(
             f"{f}: {r}"
             for f, r in zip(orphan_df["source_file"], orphan_df["source_ref"], strict=True)
@@ -264,6 +269,56 @@ def _quality(con: BaseBackend, raw: ir.Table, sources: tuple[SourceFile, ...]) -
     if quality.rows_read != quality.rows_used + quality.rows_set_aside:
         raise AssertionError(f"row accounting broken: {quality}")  # a bug, never bad input
     return Traces(spans=spans, backend=con, sources=sources, quality=quality, set_aside_rows=bad)
+
+
+def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table:
+    """The few rows that are duplicates (not the first of their id) or orphans, as a small table.
+
+    Ids are compared through hashes first (two integer keys join far faster than two strings);
+    duplicates found by hash are confirmed on the strings, so a hash collision costs time, never
+    a wrong verdict. An orphan could hide behind a collision of its parent's hash with another
+    span of the same task: odds about n/2⁶⁴ on DuckDB (64-bit hashes), negligible.
+    """
+    keyed = clean.mutate(_a=clean.task_id.hash(), _b=clean.span_id.hash())
+    keys = keyed.select(k_a=keyed._a, k_b=keyed._b)
+    # Any duplicates at all? The self-join on the keys returns more rows than there are rows.
+    other = keys.view()
+    pairs = int(keys.join(other, [keys.k_a == other.k_a, keys.k_b == other.k_b]).count().execute())
+    n = int(keys.count().execute())
+    parts: list[ir.Table] = []
+    if pairs > n:
+        cand = keys.group_by(["k_a", "k_b"]).aggregate(_n=keys.count()).filter(lambda x: x._n > 1)
+        suspects = keyed.semi_join(cand, [keyed._a == cand.k_a, keyed._b == cand.k_b])
+        w = ibis.window(
+            group_by=[suspects.task_id, suspects.span_id],
+            order_by=[suspects.start_us, suspects.source_file, suspects.source_ref],
+        )
+        ranked = suspects.mutate(_rn=ibis.row_number().over(w))
+        dups = ranked.filter(ranked._rn > 0)
+        parts.append(
+            dups.select(
+                f_file=dups.source_file,
+                f_ref=dups.source_ref,
+                f_dup=ibis.literal(True),
+                f_orphan=ibis.literal(False),
+            )
+        )
+    child = keyed.filter(keyed.parent_span_id.notnull())
+    child = child.mutate(_p=child.parent_span_id.hash())
+    orphans = child.anti_join(keys, [child._a == keys.k_a, child._p == keys.k_b])
+    parts.append(
+        orphans.select(
+            f_file=orphans.source_file,
+            f_ref=orphans.source_ref,
+            f_dup=ibis.literal(False),
+            f_orphan=ibis.literal(True),
+        )
+    )
+    union = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
+    small = union.group_by(["f_file", "f_ref"]).aggregate(
+        f_dup=union.f_dup.any(), f_orphan=union.f_orphan.any()
+    )
+    return _materialise(con, small)
 
 
 def _materialise(con: BaseBackend, t: ir.Table) -> ir.Table:

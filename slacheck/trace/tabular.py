@@ -101,7 +101,10 @@ def identity_mapping(fmt: TableFormat) -> Mapping:
     return Mapping(
         format=fmt,
         timestamp_format="epoch_us",
-        columns={c.name: c.name for c in COLUMNS if c.name not in ("source_file", "defect")},
+        # source_ref is the row in this file, so every number can be found again
+        columns={
+            c.name: c.name for c in COLUMNS if c.name not in ("source_file", "source_ref", "defect")
+        },
     )
 
 
@@ -120,6 +123,9 @@ def read_source(backend: BaseBackend, path: Path, fmt: TableFormat) -> ir.Table:
     """Let the engine read the file (no per-row Python)."""
     try:
         if fmt == "parquet":
+            if backend.name == "duckdb":
+                # exact, stable row numbers for source references, whatever the scan order
+                return backend.read_parquet(str(path), file_row_number=True)
             return backend.read_parquet(str(path))
         if fmt == "csv":
             return backend.read_csv(str(path))
@@ -202,16 +208,17 @@ def _project(src: ir.Table, mapping: Mapping, source_file: str) -> ir.Table:
         exprs["duration_ms"] = (end - start).cast("float64") / 1000.0
     exprs["source_file"] = ibis.literal(source_file)
     if mapping.spec("source_ref") is None:
-        exprs["source_ref"] = ibis.literal("row ") + (ibis.row_number() + 1).cast("string")
-    exprs["defect"] = ibis.coalesce(*defects, ibis.null().cast("string")) if defects else (
-        ibis.null().cast("string")
+        row = src.file_row_number if "file_row_number" in src.columns else ibis.row_number()
+        exprs["source_ref"] = ibis.literal("row ") + (row + 1).cast("string")
+    exprs["defect"] = (
+        ibis.coalesce(*defects, ibis.null().cast("string"))
+        if defects
+        else (ibis.null().cast("string"))
     )
     return src.select(**{c.name: exprs[c.name] for c in COLUMNS})
 
 
-def _value(
-    raw: ir.Value, name: str, spec: ColumnSpec, defects: list[ir.StringValue]
-) -> ir.Value:
+def _value(raw: ir.Value, name: str, spec: ColumnSpec, defects: list[ir.StringValue]) -> ir.Value:
     target = _ibis_type(name)
     if spec.values or spec.default is not None:
         text = raw.cast("string")
@@ -219,7 +226,9 @@ def _value(
         return mapped.cast(target)
     if name.endswith("_ms") and spec.unit is not None:
         number = raw.try_cast("float64")
-        defects.append(ibis.ifelse(raw.notnull() & number.isnull(), f"unparseable_number:{name}", None))
+        defects.append(
+            ibis.ifelse(raw.notnull() & number.isnull(), f"unparseable_number:{name}", None)
+        )
         return number * _UNITS[spec.unit]
     if target.is_numeric():
         number = raw.try_cast(target)
@@ -235,6 +244,8 @@ def _value(
 
 
 def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
+    if fmt == "epoch_us" and raw.type().is_integer():
+        return raw.cast("int64")
     if fmt in _EPOCH_TO_US:
         number = raw.try_cast("float64")
         return (number * _EPOCH_TO_US[fmt]).round().cast("int64")

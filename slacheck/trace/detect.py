@@ -1,0 +1,195 @@
+"""Tell which trace format a file holds from its first bytes, without loading it whole."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from slacheck.errors import Reason, TraceInputError
+from slacheck.trace.records import JSON_LINES_SUFFIXES, problem, unreadable
+
+Format = Literal["otlp", "langfuse", "langsmith", "table"]
+
+EXPECTED = (
+    "OTLP JSON with resourceSpans, Langfuse {trace, observations} or observation list, "
+    "LangSmith {post, patch} or run list; or CSV/Parquet/JSONL with a mapping file"
+)
+
+_PARQUET_MAGIC = b"PAR1"
+_JSON_SUFFIXES = frozenset({".json", *JSON_LINES_SUFFIXES})
+#: how far into a JSON document to look for its top-level keys; the Langfuse trace download
+#: puts the whole trace (with its input and output) before "observations"
+_SCAN_LIMITS = (64 * 1024, 1024 * 1024, 16 * 1024 * 1024)
+#: a JSON string (possessive, so an unterminated one at the end of the window cannot make the
+#: scan quadratic) or a structural character; numbers and literals need no token
+_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[{}\[\]:,]')
+
+
+def detect_format(path: Path) -> Format:
+    """``otlp``, ``langfuse`` or ``langsmith`` for their JSON and JSON-lines exports; ``table``
+    for Parquet, CSV and JSON lines of other records (read with a column mapping). A JSON
+    document of no known shape raises ``TraceInputError`` (``UNKNOWN_FORMAT``)."""
+    head = _head(path, _SCAN_LIMITS[0])
+    if head.startswith(_PARQUET_MAGIC):
+        return "table"
+    text = head.decode("utf-8-sig", errors="replace").lstrip()
+    if not text:
+        raise TraceInputError([problem(path, "empty file", Reason.UNKNOWN_FORMAT, fix=EXPECTED)])
+    if text[0] not in "{[":
+        if path.suffix.lower() in _JSON_SUFFIXES:
+            raise _unknown(path, "a JSON file that is neither an object nor a list")
+        return "table"
+    lines = _json_lines_head(path)
+    if lines is not None:
+        return _record_format(lines.keys()) or "table"
+    found = _scan(path)
+    if found is None:
+        raise _unknown(path, "JSON of no known trace shape")
+    return found
+
+
+def _unknown(path: Path, what: str) -> TraceInputError:
+    return TraceInputError(
+        [problem(path, f"{what}; expected {EXPECTED}", Reason.UNKNOWN_FORMAT, fix=EXPECTED)]
+    )
+
+
+def _head(path: Path, size: int) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read(size)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+
+
+def _json_lines_head(path: Path) -> Mapping[str, object] | None:
+    """The first record of a JSON-lines file (an object on line one, more after it, or a
+    ``.jsonl``/``.ndjson`` name); None when the file is not JSON lines of objects."""
+    with path.open("rb") as f:
+        first = f.readline(_SCAN_LIMITS[-1])
+        rest = f.read(4096).strip()
+    try:
+        record = json.loads(first.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    if rest or path.suffix.lower() in JSON_LINES_SUFFIXES:
+        return record
+    return None
+
+
+def _record_format(keys: Collection[str]) -> Format | None:
+    """The format one record (a line, a list element) belongs to, from its keys."""
+    if "resourceSpans" in keys:
+        return "otlp"
+    if "traceId" in keys and "startTime" in keys:
+        return "langfuse"
+    if "run_type" in keys or "dotted_order" in keys:
+        return "langsmith"
+    return None
+
+
+@dataclass
+class _Shape:
+    """Top-level keys of a JSON document and the keys of the first object of each top-level
+    list (``""`` for a document that is itself a list)."""
+
+    is_list: bool = False
+    keys: set[str] = field(default_factory=set)
+    first_items: dict[str, set[str]] = field(default_factory=dict)
+
+    def format(self) -> Format | None:
+        if self.is_list:
+            return _record_format(self.first_items.get("", set()))
+        if "resourceSpans" in self.keys:
+            return "otlp"
+        if "observations" in self.keys:
+            return "langfuse"
+        if "post" in self.keys or "patch" in self.keys:
+            return "langsmith"
+        for key, expect in (("data", "langfuse"), ("runs", "langsmith")):
+            if key in self.keys and _record_format(self.first_items.get(key, set())) == expect:
+                return expect
+        return None
+
+
+@dataclass
+class _Frame:
+    is_list: bool
+    path: tuple[str, ...]
+    index: int = 0
+    key: str | None = None
+
+
+def _scan(path: Path) -> Format | None:
+    """The format of the JSON document in ``path`` from its shape in a growing window of its
+    start, stopping as soon as the window tells."""
+    for limit in _SCAN_LIMITS:
+        head = _head(path, limit)
+        shape = _scan_text(head.decode("utf-8-sig", errors="replace"))
+        found = shape.format()
+        if found is not None or len(head) < limit:
+            return found
+    # a trace download whose trace object alone outgrows the window; the reader checks the rest
+    return "langfuse" if "trace" in shape.keys else None
+
+
+def _scan_text(text: str) -> _Shape:
+    shape = _Shape()
+    stack: list[_Frame] = []
+    pending: str | None = None
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        top = stack[-1] if stack else None
+        if token[0] == '"':
+            if len(token) < 2 or not token.endswith('"'):
+                break  # the window ends inside a string
+            pending = token
+        elif token == ":":
+            if top is not None and not top.is_list and pending is not None:
+                top.key = _decode_key(pending)
+                _record_key(shape, top, top.key)
+        elif token == ",":
+            if top is not None and top.is_list:
+                top.index += 1
+        elif token in "{[":
+            if top is None:
+                frame_path: tuple[str, ...] = ()
+                shape.is_list = token == "["
+            elif top.is_list:
+                frame_path = (*top.path, str(top.index))
+            else:
+                frame_path = (*top.path, top.key or "")
+            stack.append(_Frame(is_list=token == "[", path=frame_path))
+        elif token in "}]":
+            if stack:
+                stack.pop()
+            if not stack:
+                break
+        if token[0] != '"':
+            pending = None
+    return shape
+
+
+def _decode_key(token: str) -> str:
+    try:
+        key = json.loads(token)
+    except json.JSONDecodeError:
+        return token.strip('"')
+    return key if isinstance(key, str) else token.strip('"')
+
+
+def _record_key(shape: _Shape, frame: _Frame, key: str) -> None:
+    """Keep the keys that tell the format: the top object's, and the first object's of each
+    top-level list."""
+    if frame.path == ():
+        shape.keys.add(key)
+    elif frame.path == ("0",) and shape.is_list:
+        shape.first_items.setdefault("", set()).add(key)
+    elif len(frame.path) == 2 and frame.path[1] == "0" and not shape.is_list:
+        shape.first_items.setdefault(frame.path[0], set()).add(key)

@@ -1,0 +1,130 @@
+"""Read Langfuse observation exports (trace download, list, API page, JSON lines) into spans."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeGuard
+
+import pyarrow as pa
+
+from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace.otlp import read_genai_attributes
+from slacheck.trace.records import (
+    SpanRows,
+    as_text,
+    classify_status,
+    decode_embedded,
+    error_class,
+    load_json,
+    problem,
+    read_usage,
+)
+from slacheck.trace.schema import Kind
+
+#: Observation ``type`` → kind; AGENT, CHAIN, SPAN, EVENT, … are other (the task at the root).
+TYPE_KIND: dict[str, Kind] = {
+    "GENERATION": Kind.LLM,
+    "EMBEDDING": Kind.LLM,
+    "TOOL": Kind.TOOL,
+    "RETRIEVER": Kind.RETRIEVAL,
+}
+
+_TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_tokens")
+
+_EXPECTED = (
+    "not a Langfuse export: expected {trace, observations}, a list of observations, "
+    "{data: [observations]} or JSON lines of observations"
+)
+
+
+def read_langfuse(path: Path) -> pa.Table:
+    """Read a Langfuse trace download ``{trace, observations}``, a JSON list of observations,
+    an API page ``{data: [...]}`` or JSON lines of observations. Durations come from
+    ``startTime``/``endTime``, never from ``latency`` (seconds in some exports, ms in others)."""
+    loaded = load_json(path)
+    value = loaded.value
+    problems: list[Problem] = []
+    items: list[tuple[str, object]]
+    if loaded.line_numbers is not None:
+        items = [(f"line {n}", v) for n, v in zip(loaded.line_numbers, value, strict=True)]
+    elif isinstance(value, dict) and isinstance(value.get("observations"), list):
+        items = [(f"observations[{i}]", v) for i, v in enumerate(value["observations"])]
+    elif isinstance(value, dict) and isinstance(value.get("data"), list):
+        items = [(f"data[{i}]", v) for i, v in enumerate(value["data"])]
+    elif isinstance(value, list):
+        items = [(f"[{i}]", v) for i, v in enumerate(value)]
+    else:
+        raise TraceInputError([problem(path, _EXPECTED, Reason.UNKNOWN_FORMAT)])
+    if items and not any(_is_observation(v) for _, v in items):
+        raise TraceInputError([problem(path, _EXPECTED, Reason.UNKNOWN_FORMAT)])
+    rows = SpanRows(path)
+    for ref, observation in items:
+        if _is_observation(observation):
+            _add_observation(rows, ref, observation)
+        else:
+            problems.append(problem(path, "not a Langfuse observation", field=ref))
+    if problems:
+        raise TraceInputError(problems)
+    return rows.table()
+
+
+def _is_observation(value: object) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict) and "traceId" in value and "startTime" in value
+
+
+def _metadata_attributes(metadata: object) -> dict[str, object]:
+    """Span attributes kept in ``metadata`` (a JSON string in some exports): resource
+    attributes, then top-level scalar entries (e.g. ``ls_provider``), then span attributes."""
+    metadata = decode_embedded(metadata)
+    if not isinstance(metadata, Mapping):
+        return {}
+    resource = metadata.get("resourceAttributes")
+    attributes = metadata.get("attributes")
+    return {
+        **(resource if isinstance(resource, Mapping) else {}),
+        **{k: v for k, v in metadata.items() if isinstance(v, str | int | float | bool)},
+        **(attributes if isinstance(attributes, Mapping) else {}),
+    }
+
+
+def _add_observation(rows: SpanRows, ref: str, observation: dict[str, Any]) -> None:
+    defects: list[str] = []
+    kind_type = str(observation.get("type") or "").upper()
+    # token counts only from Langfuse's own usage: agent spans repeat their children's sums in
+    # gen_ai.usage.* attributes, and Langfuse does not count them
+    fields = read_genai_attributes(
+        _metadata_attributes(observation.get("metadata")), defects, skip=_TOKEN_FIELDS
+    )
+    usage_details = decode_embedded(observation.get("usageDetails"))
+    fields.update(read_usage((usage_details, observation.get("usage")), defects))
+    # Langfuse's own `model` is the response model when the instrumentation sent both
+    if fields.get("request_model") is None:
+        fields["request_model"] = as_text(observation.get("model"))
+    if fields.get("operation") is None and kind_type == "EMBEDDING":
+        fields["operation"] = "embeddings"
+    failed = str(observation.get("level") or "").upper() == "ERROR"
+    message = as_text(observation.get("statusMessage"))
+    if fields.get("error_type") is None and failed:
+        fields["error_type"] = error_class(message)
+    fields["status"] = str(
+        classify_status(
+            failed=failed,
+            error_type=fields.get("error_type"),
+            http_status=fields.get("http_status"),
+            message=message,
+        )
+    )
+    fields["kind"] = str(TYPE_KIND.get(kind_type, Kind.OTHER))
+    fields["task_id"] = as_text(observation.get("traceId"))
+    fields["span_id"] = as_text(observation.get("id"))
+    fields["parent_span_id"] = as_text(observation.get("parentObservationId"))
+    fields["name"] = as_text(observation.get("name"))
+    rows.add(
+        ref,
+        fields,
+        start=observation.get("startTime"),
+        end=observation.get("endTime"),
+        first_token=observation.get("completionStartTime"),
+        defects=defects,
+    )

@@ -1,0 +1,204 @@
+"""Read LangSmith runs (ingest payloads, run lists, JSON lines) into the canonical span table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace.records import (
+    SpanRows,
+    as_text,
+    classify_status,
+    decode_embedded,
+    error_class,
+    load_json,
+    lookup,
+    problem,
+    read_usage,
+)
+from slacheck.trace.schema import Kind
+
+#: ``run_type`` → kind; chain, prompt, parser, … are other (the task at the root).
+RUN_TYPE_KIND: dict[str, Kind] = {
+    "llm": Kind.LLM,
+    "embedding": Kind.LLM,
+    "tool": Kind.TOOL,
+    "retriever": Kind.RETRIEVAL,
+}
+
+#: LangChain's ``ls_model_type`` → ``gen_ai.operation.name``
+_MODEL_TYPE_OPERATION = {"chat": "chat", "llm": "text_completion"}
+
+_EXPECTED = (
+    "not LangSmith runs: expected {post, patch}, a list of runs, {runs: [...]} "
+    "or JSON lines of runs"
+)
+
+
+def read_langsmith(path: Path) -> pa.Table:
+    """Read a LangSmith run-ingest payload ``{post: [run], patch: [run]}`` (a post and its patch
+    merged by ``id``, the patch winning for the fields it sets), a JSON list of runs,
+    ``{runs: [...]}`` or JSON lines of runs. Nested ``child_runs`` are read too."""
+    loaded = load_json(path)
+    value = loaded.value
+    problems: list[Problem] = []
+    items: list[tuple[str, object]]
+    if loaded.line_numbers is not None:
+        items = [(f"line {n}", v) for n, v in zip(loaded.line_numbers, value, strict=True)]
+    elif isinstance(value, dict) and ("post" in value or "patch" in value):
+        items = _merged(path, value, problems)
+    elif isinstance(value, dict) and isinstance(value.get("runs"), list):
+        items = [(f"runs[{i}]", v) for i, v in enumerate(value["runs"])]
+    elif isinstance(value, list):
+        items = [(f"[{i}]", v) for i, v in enumerate(value)]
+    else:
+        raise TraceInputError([problem(path, _EXPECTED, Reason.UNKNOWN_FORMAT)])
+    if items and not any(isinstance(v, dict) and "id" in v for _, v in items):
+        raise TraceInputError([problem(path, _EXPECTED, Reason.UNKNOWN_FORMAT)])
+    rows = SpanRows(path)
+    for ref, run in _with_children(items):
+        if isinstance(run, dict) and "id" in run:
+            _add_run(rows, ref, run)
+        else:
+            problems.append(problem(path, "not a LangSmith run (no id)", field=ref))
+    if problems:
+        raise TraceInputError(problems)
+    return rows.table()
+
+
+def _merged(
+    path: Path, payload: dict[str, Any], problems: list[Problem]
+) -> list[tuple[str, object]]:
+    """Posts with their patches applied, then patches whose run was not posted here."""
+    lists: dict[str, list[Any]] = {}
+    for key in ("post", "patch"):
+        runs = payload.get(key) or []
+        if isinstance(runs, list):
+            lists[key] = runs
+        else:
+            problems.append(problem(path, "expected a list of runs", field=key))
+            lists[key] = []
+    patches: dict[object, list[tuple[int, dict[str, Any]]]] = {}
+    for j, patch in enumerate(lists["patch"]):
+        if isinstance(patch, dict):
+            patches.setdefault(patch.get("id"), []).append((j, patch))
+        else:
+            problems.append(problem(path, "not a LangSmith run", field=f"patch[{j}]"))
+    items: list[tuple[str, object]] = []
+    for i, post in enumerate(lists["post"]):
+        if not isinstance(post, dict):
+            items.append((f"post[{i}]", post))
+            continue
+        run, ref = dict(post), f"post[{i}]"
+        for j, patch in patches.pop(post.get("id"), []):
+            run.update({k: v for k, v in patch.items() if v is not None})
+            ref += f"+patch[{j}]"
+        items.append((ref, run))
+    items.extend((f"patch[{j}]", patch) for left in patches.values() for j, patch in left)
+    return items
+
+
+def _with_children(items: list[tuple[str, object]]) -> Iterator[tuple[str, object]]:
+    for ref, run in items:
+        yield ref, run
+        children = run.get("child_runs") if isinstance(run, dict) else None
+        if isinstance(children, list) and children:
+            yield from _with_children(
+                [(f"{ref}.child_runs[{i}]", c) for i, c in enumerate(children)]
+            )
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    value = decode_embedded(value)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _trace_id(run: Mapping[str, Any]) -> str | None:
+    """``trace_id``; for older runs the root run id at the head of ``dotted_order``
+    (``<timestamp>Z<run id>.…``), or the run's own id when it has no parent."""
+    trace_id = as_text(run.get("trace_id"))
+    if trace_id:
+        return trace_id
+    dotted = as_text(run.get("dotted_order"))
+    if dotted and "Z" in dotted:
+        return dotted.split(".", 1)[0].split("Z", 1)[1] or None
+    return as_text(run.get("id")) if run.get("parent_run_id") is None else None
+
+
+def _first_token_time(run: Mapping[str, Any]) -> object:
+    if run.get("first_token_time") is not None:
+        return run["first_token_time"]
+    events = decode_embedded(run.get("events"))
+    if isinstance(events, list):
+        for event in events:
+            if isinstance(event, Mapping) and event.get("name") == "new_token":
+                return event.get("time")
+    return None
+
+
+def _add_run(rows: SpanRows, ref: str, run: dict[str, Any]) -> None:
+    defects: list[str] = []
+    extra = _mapping(run.get("extra"))
+    metadata = _mapping(extra.get("metadata"))
+    outputs = _mapping(run.get("outputs"))
+    inputs = _mapping(run.get("inputs"))
+    run_type = str(run.get("run_type") or "").lower()
+    fields: dict[str, Any] = read_usage(
+        (
+            outputs.get("usage_metadata"),
+            outputs.get("usage"),
+            lookup(outputs, "llm_output.token_usage"),
+            {
+                "prompt_tokens": run.get("prompt_tokens"),
+                "completion_tokens": run.get("completion_tokens"),
+            },
+        ),
+        defects,
+    )
+    fields["request_model"] = next(
+        (
+            as_text(v)
+            for v in (
+                inputs.get("model"),
+                lookup(extra, "invocation_params.model"),
+                lookup(extra, "invocation_params.model_name"),
+                metadata.get("ls_model_name"),
+            )
+            if as_text(v)
+        ),
+        None,
+    )
+    fields["response_model"] = as_text(outputs.get("model")) or as_text(
+        lookup(outputs, "llm_output.model_name")
+    )
+    fields["provider"] = as_text(metadata.get("ls_provider"))
+    fields["service_tier"] = as_text(outputs.get("service_tier"))
+    if run_type == "embedding":
+        fields["operation"] = "embeddings"
+    elif run_type == "llm":
+        fields["operation"] = _MODEL_TYPE_OPERATION.get(str(metadata.get("ls_model_type")))
+    error = as_text(run.get("error"))
+    failed = bool(error and error.strip()) or run.get("status") == "error"
+    fields["error_type"] = error_class(error)
+    fields["status"] = str(
+        classify_status(
+            failed=failed, error_type=fields["error_type"], http_status=None, message=error
+        )
+    )
+    fields["kind"] = str(RUN_TYPE_KIND.get(run_type, Kind.OTHER))
+    fields["task_id"] = _trace_id(run)
+    fields["span_id"] = as_text(run.get("id"))
+    fields["parent_span_id"] = as_text(run.get("parent_run_id"))
+    fields["name"] = as_text(run.get("name"))
+    rows.add(
+        ref,
+        fields,
+        start=run.get("start_time"),
+        end=run.get("end_time"),
+        first_token=_first_token_time(run),
+        defects=defects,
+    )

@@ -1,0 +1,295 @@
+"""Read OTLP/JSON traces (one export request, or one per line) into the canonical span table."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Collection, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace.records import (
+    SpanRows,
+    Unparseable,
+    as_bool,
+    as_float,
+    as_int,
+    as_text,
+    classify_status,
+    error_class,
+    load_json,
+    problem,
+)
+from slacheck.trace.schema import Kind, SetAside
+
+#: ``gen_ai.operation.name`` → kind. Agent and workflow invocations (and any other operation)
+#: are ``other``, and the task when they are the root of their trace in the file.
+OPERATION_KIND: dict[str, Kind] = {
+    "chat": Kind.LLM,
+    "text_completion": Kind.LLM,
+    "generate_content": Kind.LLM,
+    "embeddings": Kind.LLM,
+    "execute_tool": Kind.TOOL,
+    "retrieval": Kind.RETRIEVAL,
+}
+
+_ERROR_CODES = (2, "2", "STATUS_CODE_ERROR")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+def _first_ms(value: object) -> float:
+    # HTTP headers are recorded as string arrays; one value per response
+    if isinstance(value, list):
+        if not value:
+            raise Unparseable(value)
+        value = value[0]
+    return as_float(value)
+
+
+def _seconds_to_ms(value: object) -> float:
+    return as_float(value) * 1000.0
+
+
+def _resend_to_attempt(value: object) -> int:
+    return as_int(value) + 1
+
+
+Convert = Callable[[object], object]
+
+#: Canonical field → the attributes that carry it, preferred first (current semantic-convention
+#: name, then the deprecated one, then other instrumentations' names), with their conversion.
+GENAI_ATTRIBUTES: dict[str, tuple[tuple[str, Convert], ...]] = {
+    "operation": (("gen_ai.operation.name", as_text),),
+    "provider": (
+        ("gen_ai.provider.name", as_text),
+        ("gen_ai.system", as_text),
+        ("llm.provider", as_text),  # OpenInference
+        ("llm.system", as_text),
+        ("ls_provider", as_text),  # LangSmith metadata, as Langfuse keeps it
+        ("langsmith.metadata.ls_provider", as_text),
+    ),
+    "request_model": (("gen_ai.request.model", as_text),),
+    "response_model": (("gen_ai.response.model", as_text),),
+    "input_tokens": (("gen_ai.usage.input_tokens", as_int), ("gen_ai.usage.prompt_tokens", as_int)),
+    "output_tokens": (
+        ("gen_ai.usage.output_tokens", as_int),
+        ("gen_ai.usage.completion_tokens", as_int),
+    ),
+    "cached_tokens": (("gen_ai.usage.cache_read.input_tokens", as_int),),
+    "ttft_ms": (("gen_ai.response.time_to_first_chunk", _seconds_to_ms),),
+    "server_ms": (("http.response.header.openai-processing-ms", _first_ms),),
+    "queue_ms": (("slacheck.queue_ms", as_float),),
+    "network_ms": (("slacheck.network_ms", as_float),),
+    "endpoint": (("server.address", as_text),),
+    "region": (("cloud.region", as_text),),
+    "error_type": (("error.type", as_text),),
+    "http_status": (("http.response.status_code", as_int),),
+    "service_tier": (
+        ("openai.response.service_tier", as_text),
+        ("gen_ai.openai.response.service_tier", as_text),
+    ),
+    "attempt": (("slacheck.attempt", as_int), ("http.request.resend_count", _resend_to_attempt)),
+    "response_cached": (("slacheck.response_cached", as_bool),),
+}
+
+
+def read_genai_attributes(
+    attributes: Mapping[str, object], defects: list[str], skip: Collection[str] = ()
+) -> dict[str, Any]:
+    """Canonical fields (but those in ``skip``) from flat span attributes: OTel GenAI semantic
+    conventions and the few ``slacheck.*`` attributes for what no convention covers. A present
+    value of the wrong type is null and adds an ``unparseable_number:<field>`` defect."""
+    fields: dict[str, Any] = {}
+    for field, sources in GENAI_ATTRIBUTES.items():
+        if field in skip:
+            continue
+        for name, convert in sources:
+            value = attributes.get(name)
+            if value is None:
+                continue
+            try:
+                fields[field] = convert(value)
+            except Unparseable:
+                defects.append(f"{SetAside.UNPARSEABLE_NUMBER}:{field}")
+            break
+    return fields
+
+
+def read_otlp(path: Path) -> pa.Table:
+    """Read an OTLP/JSON file: an ``ExportTraceServiceRequest`` (``{"resourceSpans": …}``), a
+    list of them, or JSON lines of them (the collector's file exporter)."""
+    loaded = load_json(path)
+    problems: list[Problem] = []
+    requests = _requests(path, loaded.value, loaded.line_numbers, problems)
+    rows = SpanRows(path, integer_nanos=True)
+    for prefix, request in requests:
+        for i, resource_spans in _items(path, request, "resourceSpans", prefix, problems):
+            resource = resource_spans.get("resource")
+            resource_attrs = _attributes(
+                resource.get("attributes") if isinstance(resource, dict) else None
+            )
+            # instrumentationLibrarySpans: OTLP before 0.15
+            scope_key = (
+                "scopeSpans" if "scopeSpans" in resource_spans else "instrumentationLibrarySpans"
+            )
+            at_resource = f"{prefix}resourceSpans[{i}]."
+            for j, scope_spans in _items(path, resource_spans, scope_key, at_resource, problems):
+                at_scope = f"{at_resource}{scope_key}[{j}]."
+                for k, span in _items(path, scope_spans, "spans", at_scope, problems):
+                    _add_span(rows, f"{at_scope}spans[{k}]", span, resource_attrs)
+    if problems:
+        raise TraceInputError(problems)
+    return rows.table()
+
+
+def _requests(
+    path: Path, value: Any, line_numbers: tuple[int, ...] | None, problems: list[Problem]
+) -> list[tuple[str, dict[str, Any]]]:
+    if line_numbers is not None:
+        requests = []
+        for number, request in zip(line_numbers, value, strict=True):
+            if isinstance(request, dict) and ("resourceSpans" in request or not request):
+                requests.append((f"line {number}: ", request))
+            else:
+                problems.append(
+                    problem(path, "not an OTLP export request (no resourceSpans)", line=number)
+                )
+        if requests:
+            return requests
+    elif isinstance(value, dict) and "resourceSpans" in value:
+        return [("", value)]
+    elif (
+        isinstance(value, list)
+        and value
+        and all(isinstance(r, dict) and "resourceSpans" in r for r in value)
+    ):
+        return [(f"[{i}].", r) for i, r in enumerate(value)]
+    raise TraceInputError(
+        [
+            problem(
+                path,
+                "not OTLP JSON: expected an object with resourceSpans, a list of them, "
+                "or JSON lines of them",
+                Reason.UNKNOWN_FORMAT,
+            )
+        ]
+    )
+
+
+def _items(
+    path: Path, container: Mapping[str, Any], key: str, at: str, problems: list[Problem]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The objects of ``container[key]``; a missing list is empty, a wrong one a problem."""
+    items = container.get(key)
+    if items is None:
+        return
+    if not isinstance(items, list):
+        problems.append(problem(path, "expected a list", field=f"{at}{key}"))
+        return
+    for index, item in enumerate(items):
+        if isinstance(item, dict):
+            yield index, item
+        else:
+            problems.append(problem(path, "expected an object", field=f"{at}{key}[{index}]"))
+
+
+def _attributes(items: object) -> dict[str, object]:
+    """OTLP ``[{"key", "value": AnyValue}]`` → a flat dict; entries without a key are skipped."""
+    if not isinstance(items, list):
+        return {}
+    return {
+        item["key"]: _any_value(item.get("value"))
+        for item in items
+        if isinstance(item, dict) and isinstance(item.get("key"), str)
+    }
+
+
+def _any_value(value: object) -> object:
+    if not isinstance(value, dict):
+        return value
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "boolValue" in value:
+        return value["boolValue"]
+    if "intValue" in value:  # int64 is a string in proto-JSON, a number in some exporters
+        raw = value["intValue"]
+        try:
+            return int(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            return raw
+    if "doubleValue" in value:
+        raw = value["doubleValue"]
+        try:
+            return float(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            return raw
+    if "arrayValue" in value:
+        array = value["arrayValue"]
+        values = array.get("values") if isinstance(array, dict) else None
+        return [_any_value(v) for v in values] if isinstance(values, list) else []
+    if "kvlistValue" in value:
+        kvlist = value["kvlistValue"]
+        return _attributes(kvlist.get("values") if isinstance(kvlist, dict) else None)
+    if "bytesValue" in value:
+        return value["bytesValue"]
+    return None
+
+
+def _otlp_id(value: object, size: int) -> str | None:
+    """Hex as OTLP/JSON writes it; base64 (protobuf's canonical JSON) turned into hex."""
+    if not isinstance(value, str) or not value:
+        return None
+    if len(value) == 2 * size and _HEX.fullmatch(value):
+        return value
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return value
+    return raw.hex() if len(raw) == size else value
+
+
+def _nanos(value: object) -> object:
+    """``*UnixNano`` (a string or a number) → int; 0 means unset. Anything else is passed on as
+    written, so the table reports it as unparseable."""
+    if (isinstance(value, str) and value.strip().isdigit()) or (
+        isinstance(value, float) and value.is_integer()
+    ):
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value or None
+    return value
+
+
+def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str, object]) -> None:
+    defects: list[str] = []
+    fields = read_genai_attributes({**resource, **_attributes(span.get("attributes"))}, defects)
+    status = span.get("status")
+    status = status if isinstance(status, dict) else {}
+    failed = status.get("code") in _ERROR_CODES
+    message = as_text(status.get("message"))
+    if fields.get("error_type") is None and failed:
+        fields["error_type"] = error_class(message)
+    fields["status"] = str(
+        classify_status(
+            failed=failed,
+            error_type=fields.get("error_type"),
+            http_status=fields.get("http_status"),
+            message=message,
+        )
+    )
+    fields["kind"] = str(OPERATION_KIND.get(fields.get("operation") or "", Kind.OTHER))
+    fields["task_id"] = _otlp_id(span.get("traceId"), 16)
+    fields["span_id"] = _otlp_id(span.get("spanId"), 8)
+    fields["parent_span_id"] = _otlp_id(span.get("parentSpanId"), 8)
+    fields["name"] = as_text(span.get("name"))
+    rows.add(
+        ref,
+        fields,
+        start=_nanos(span.get("startTimeUnixNano")),
+        end=_nanos(span.get("endTimeUnixNano")),
+        defects=defects,
+    )

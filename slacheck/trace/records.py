@@ -1,0 +1,425 @@
+"""What the JSON trace readers share: load a file with located errors, assemble the span table."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace.schema import BY_NAME, Kind, SetAside, Status, conform
+
+#: Extensions that always mean one JSON value per line, however many lines there are.
+JSON_LINES_SUFFIXES = frozenset({".jsonl", ".ndjson"})
+
+#: At most this many bad lines are reported for one JSON-lines file.
+_MAX_LINE_PROBLEMS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A parsed JSON file: one document, or one value per line of a JSON-lines file."""
+
+    value: Any
+    #: 1-based line number of each value of ``value`` when the file is JSON lines, else None
+    line_numbers: tuple[int, ...] | None = None
+
+
+def problem(
+    path: Path, message: str, code: Reason = Reason.MALFORMED_TRACE, **where: Any
+) -> Problem:
+    """A ``Problem`` about the trace file ``path``."""
+    return Problem(file=str(path), message=message, code=code, **where)
+
+
+def unreadable(path: Path, exc: OSError) -> TraceInputError:
+    """The error for a trace file that cannot be opened."""
+    return TraceInputError(
+        [
+            problem(
+                path,
+                f"cannot read the trace file: {exc.strerror or exc}",
+                Reason.FILE_NOT_FOUND,
+                fix="check the path",
+            )
+        ]
+    )
+
+
+def read_text(path: Path) -> str:
+    """The file's text; a missing, unreadable or non-UTF-8 file raises ``TraceInputError``."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise TraceInputError(
+            [problem(path, f"not UTF-8 text (byte {exc.start})", line=line)]
+        ) from None
+
+
+def load_json(path: Path) -> Loaded:
+    """Parse ``path`` as one JSON document or as JSON lines (by extension, or when the document
+    is followed by more values). Invalid JSON raises ``TraceInputError`` with the line."""
+    text = read_text(path)
+    if path.suffix.lower() in JSON_LINES_SUFFIXES:
+        return _load_lines(path, text)
+    try:
+        return Loaded(json.loads(text))
+    except json.JSONDecodeError as exc:
+        # a whole first line followed by more values: JSON lines (not a document with junk after)
+        if exc.msg == "Extra data" and exc.lineno > 1 and _is_json(text.split("\n", 1)[0]):
+            return _load_lines(path, text)
+        raise TraceInputError(
+            [problem(path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno)]
+        ) from None
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _load_lines(path: Path, text: str) -> Loaded:
+    values: list[Any] = []
+    numbers: list[int] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            values.append(json.loads(line))
+            numbers.append(number)
+        except json.JSONDecodeError as exc:
+            if len(problems) < _MAX_LINE_PROBLEMS:
+                problems.append(
+                    problem(path, f"invalid JSON line: {exc.msg}", line=number, column=exc.colno)
+                )
+    if problems:
+        raise TraceInputError(problems)
+    return Loaded(values, tuple(numbers))
+
+
+def decode_embedded(value: object) -> object:
+    """A value some exporters write as a JSON-encoded string, decoded; other values as they are.
+    A string that is not JSON stays a string."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+# -- values -------------------------------------------------------------------------------------
+
+
+class Unparseable(ValueError):
+    """A value present in the source that is not of the field's type."""
+
+
+def as_text(value: object) -> str | None:
+    """A string field: strings as written, numbers as text, anything else (lists, objects) null."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return None
+
+
+def as_int(value: object) -> int:
+    """An integer field: ints, integral floats and numeric strings; raises ``Unparseable``."""
+    if isinstance(value, bool):
+        raise Unparseable(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                value = float(text)
+            except ValueError:
+                raise Unparseable(value) from None
+    # a count written as 12.0 is 12; 12.5 tokens is not a count
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise Unparseable(value)
+
+
+def as_float(value: object) -> float:
+    """A float field: numbers and numeric strings; raises ``Unparseable``."""
+    if isinstance(value, bool):
+        raise Unparseable(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            raise Unparseable(value) from None
+    raise Unparseable(value)
+
+
+def as_bool(value: object) -> bool:
+    """A flag: JSON booleans and the strings true/false; raises ``Unparseable``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise Unparseable(value)
+
+
+def count_or_defect(value: object, field: str, defects: list[str]) -> int | None:
+    """``as_int(value)``, or None and an ``unparseable_number:<field>`` defect; None is None."""
+    if value is None:
+        return None
+    try:
+        return as_int(value)
+    except Unparseable:
+        defects.append(f"{SetAside.UNPARSEABLE_NUMBER}:{field}")
+        return None
+
+
+def lookup(mapping: Mapping[str, Any], path: str) -> object:
+    """``mapping[path]``, or the nested value at the dotted ``path``; None when absent."""
+    if path in mapping:
+        return mapping[path]
+    node: object = mapping
+    for part in path.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+_INPUT_TOKENS = ("input_tokens", "prompt_tokens", "input", "promptTokens")
+_OUTPUT_TOKENS = ("output_tokens", "completion_tokens", "output", "completionTokens")
+_CACHED_TOKENS = (
+    "cache_read_input_tokens",
+    "input_cached_tokens",
+    "input_cache_read",
+    "prompt_details.cache_read",
+    "input_token_details.cache_read",
+    "prompt_tokens_details.cached_tokens",
+    "input_tokens_details.cached_tokens",
+)
+
+
+def read_usage(sources: Iterable[object], defects: list[str]) -> dict[str, Any]:
+    """Token counts from usage objects, in order of preference (OpenAI, LangChain, Langfuse
+    spellings). Only counts the source wrote are returned."""
+    found: dict[str, object] = {}
+    for source in sources:
+        if not isinstance(source, Mapping):
+            continue
+        for field, paths in (
+            ("input_tokens", _INPUT_TOKENS),
+            ("output_tokens", _OUTPUT_TOKENS),
+            ("cached_tokens", _CACHED_TOKENS),
+        ):
+            if field in found:
+                continue
+            for path in paths:
+                value = lookup(source, path)
+                if value is not None:
+                    found[field] = value
+                    break
+    return {f: count_or_defect(v, f, defects) for f, v in found.items()}
+
+
+# -- status -------------------------------------------------------------------------------------
+
+_THROTTLED = re.compile(r"ratelimit|throttl|toomanyrequests")
+_HTTP_429 = re.compile(r"\b429\b")
+_TIMEOUT = re.compile(r"timeout|timedout|deadlineexceeded")
+_ERROR_CLASS = re.compile(r"([A-Za-z_][\w.]*)\s*[(:]")
+
+
+def classify_status(
+    *, failed: bool, error_type: str | None, http_status: int | None, message: str | None = None
+) -> Status:
+    """How a call ended, from the source's failure flag, error class, HTTP status and, for a
+    failed call, its error message. Throttling and timeouts are told apart from other errors
+    because contracts treat them differently (rate-limit basis, exclusions)."""
+    texts = [error_type or ""]
+    if failed:
+        texts.append(message or "")
+    # "Rate limit", "rate-limit", "RateLimitError" all read as "ratelimit"
+    squashed = " ".join(re.sub(r"[\s_.\-]", "", t.lower()) for t in texts)
+    if http_status == 429 or _THROTTLED.search(squashed) or _HTTP_429.search(" ".join(texts)):
+        return Status.THROTTLED
+    if http_status in (408, 504) or _TIMEOUT.search(squashed):
+        return Status.TIMEOUT
+    if failed or error_type or (http_status is not None and http_status >= 500):
+        return Status.ERROR
+    return Status.OK
+
+
+def error_class(text: object) -> str | None:
+    """A short error class from an error text: ``RateLimitError('...')`` → ``RateLimitError``;
+    a short one-line message as it is; a long message without a class → None."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    line = text.strip().splitlines()[0].strip()
+    match = _ERROR_CLASS.match(line)
+    if match:
+        return match.group(1)
+    return line if len(line) <= 100 else None
+
+
+# -- assembly -----------------------------------------------------------------------------------
+
+#: Columns a reader fills directly; timestamps, durations and provenance are computed here.
+_COMPUTED = frozenset({"start_us", "end_us", "duration_ms", "source_file", "source_ref", "defect"})
+_FILLED = tuple(name for name in BY_NAME if name not in _COMPUTED)
+
+
+class SpanRows:
+    """Canonical columns filled one parsed record at a time, made into one table at the end.
+
+    Timestamps are given as written and parsed together in ``table()``: ISO-8601 strings, and
+    integers only when ``integer_nanos`` (OTLP's ``*UnixNano``). ``kind`` is the span's own
+    kind (llm, tool, retrieval or other): a root span of kind other becomes the task.
+    """
+
+    def __init__(self, source_file: Path, *, integer_nanos: bool = False) -> None:
+        self._source_file = source_file
+        self._integer_nanos = integer_nanos
+        self._columns: dict[str, list[Any]] = {name: [] for name in _FILLED}
+        self._times: dict[str, list[object]] = {"start": [], "end": [], "first_token": []}
+        self._refs: list[str] = []
+        self._defects: list[list[str]] = []
+
+    def add(
+        self,
+        ref: str,
+        fields: Mapping[str, object],
+        *,
+        start: object,
+        end: object,
+        first_token: object = None,
+        defects: Sequence[str] = (),
+    ) -> None:
+        unknown = fields.keys() - self._columns.keys()
+        if unknown:
+            raise KeyError(f"not a column a reader fills: {sorted(unknown)}")
+        for name, values in self._columns.items():
+            values.append(fields.get(name))
+        self._times["start"].append(start)
+        self._times["end"].append(end)
+        self._times["first_token"].append(first_token)
+        self._refs.append(ref)
+        self._defects.append(list(defects))
+
+    def table(self) -> pa.Table:
+        """The canonical table, through ``schema.conform``."""
+        path = self._source_file
+        nanos = self._integer_nanos
+        start, start_ok = _to_us(self._times["start"], "start_us", self._defects, nanos)
+        end, end_ok = _to_us(self._times["end"], "end_us", self._defects, nanos)
+        first, first_ok = _to_us(self._times["first_token"], "ttft_ms", self._defects, nanos)
+        try:
+            columns = {
+                name: pa.array(values, type=BY_NAME[name].type)
+                for name, values in self._columns.items()
+            }
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise TraceInputError([problem(path, f"a value has the wrong type: {exc}")]) from None
+        both = start_ok & end_ok
+        columns["start_us"] = pa.array(start, mask=~start_ok)
+        columns["end_us"] = pa.array(end, mask=~end_ok)
+        columns["duration_ms"] = pa.array((end - start) / 1000.0, mask=~both)
+        from_first = pa.array((first - start) / 1000.0, mask=~(first_ok & start_ok))
+        # a recorded first-token time beats a source's own TTFT figure: same clock as start
+        columns["ttft_ms"] = pc.coalesce(from_first, columns["ttft_ms"])
+        for name in ("task_id", "span_id", "parent_span_id"):
+            columns[name] = pc.utf8_lower(columns[name])
+        columns["kind"] = _with_tasks(columns)
+        columns["source_file"] = pa.array([str(path)] * len(self._refs), type=pa.string())
+        columns["source_ref"] = pa.array(self._refs, type=pa.string())
+        columns["defect"] = pa.array(
+            [";".join(d) if d else None for d in self._defects], type=pa.string()
+        )
+        try:
+            return conform(pa.table(columns))
+        except (ValueError, pa.ArrowInvalid) as exc:
+            raise TraceInputError([problem(path, f"cannot build the span table: {exc}")]) from None
+
+
+def _to_us(
+    values: list[object], field: str, defects: list[list[str]], integer_nanos: bool
+) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.bool_]]]:
+    """Timestamps as written → (µs since the epoch, present-and-parsed mask). Strings are
+    ISO-8601 (no offset means UTC); integers are nanoseconds when ``integer_nanos``; anything
+    else, or a string that does not parse, is null with an ``unparseable_timestamp:<field>``
+    defect on its row."""
+    n = len(values)
+    out = np.zeros(n, dtype=np.int64)
+    ok = np.zeros(n, dtype=np.bool_)
+    bad = np.zeros(n, dtype=np.bool_)
+    text_at: list[int] = []
+    texts: list[str] = []
+    for i, value in enumerate(values):
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue
+        if isinstance(value, str):
+            text_at.append(i)
+            texts.append(value.strip())
+        elif integer_nanos and isinstance(value, int) and not isinstance(value, bool):
+            out[i] = value // 1000
+            ok[i] = True
+        else:
+            bad[i] = True
+    if texts:
+        parsed = pd.to_datetime(
+            pd.Series(texts, dtype=object), format="ISO8601", utc=True, errors="coerce"
+        )
+        at = np.asarray(text_at, dtype=np.intp)
+        valid = parsed.notna().to_numpy()
+        micros = parsed.dt.tz_localize(None).to_numpy(dtype="datetime64[us]").view(np.int64)
+        out[at[valid]] = micros[valid]
+        ok[at[valid]] = True
+        bad[at[~valid]] = True
+    for i in np.flatnonzero(bad).tolist():
+        defects[i].append(f"{SetAside.UNPARSEABLE_TIMESTAMP}:{field}")
+    return out, ok
+
+
+def tasks_at_roots(table: pa.Table) -> pa.Table:
+    """``table`` with ``kind`` settled: a root span of kind other or task is the task, a task
+    span that has a parent in the table is other. A span is a root when it has no parent, or
+    its parent is not in the table (an export that starts below the real root). Idempotent, so
+    it can be run again on spans concatenated from several files."""
+    index = table.column_names.index("kind")
+    return table.set_column(index, "kind", _with_tasks(table))
+
+
+def _with_tasks(columns: Any) -> pa.Array:
+    """``kind`` settled as ``tasks_at_roots`` says, from a table or a dict of columns."""
+    span_key = pc.binary_join_element_wise(columns["task_id"], columns["span_id"], "\x1f")
+    parent_key = pc.binary_join_element_wise(columns["task_id"], columns["parent_span_id"], "\x1f")
+    if isinstance(span_key, pa.ChunkedArray):  # a table's column
+        span_key = span_key.combine_chunks()
+    parent_here = pc.fill_null(pc.is_in(parent_key, value_set=span_key), False)
+    task, other = str(Kind.TASK), str(Kind.OTHER)
+    kind = pc.fill_null(columns["kind"], other)
+    base = pc.if_else(pc.equal(kind, task), other, kind)
+    return pc.if_else(pc.and_(pc.invert(parent_here), pc.equal(base, other)), task, base)
