@@ -202,3 +202,22 @@ def test_readme_documents_the_canonical_table() -> None:
     start = readme.index("<!-- canonical-columns:start -->") + len("<!-- canonical-columns:start -->")
     end = readme.index("<!-- canonical-columns:end -->")
     assert readme[start:end].strip() == reference_markdown().strip(), "run `make docs`"
+
+
+LANGFUSE_CSV = """id,traceId,parentObservationId,type,name,startTime,endTime,model,level,latency
+o1,t1,,AGENT,agent,2025-08-01T12:31:01.518Z,2025-08-01T12:31:12.240Z,,DEFAULT,10.722
+o2,t1,o1,GENERATION,llm,2025-08-01T12:31:01.600Z,2025-08-01T12:31:03.100Z,gpt-4o,DEFAULT,1500
+o3,t1,o1,TOOL,search,2025-08-01T12:31:03.200Z,2025-08-01T12:31:03.250Z,,ERROR,0.05
+"""
+
+
+def test_langfuse_csv_export_needs_no_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "observations.csv"
+    path.write_text(LANGFUSE_CSV)
+    traces = ingest([path])
+    assert traces.sources[0].format == "langfuse-csv"
+    df = traces.spans.order_by("span_id").execute()
+    assert list(df["kind"]) == ["task", "llm", "tool"]
+    # durations from the timestamps, whatever unit `latency` was in
+    assert list(df["duration_ms"]) == [10722.0, 1500.0, 50.0]
+    assert list(df["status"]) == ["ok", "ok", "error"]

@@ -18,9 +18,16 @@ from slacheck.engine import Engine, connect, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.trace import schema
 from slacheck.trace.schema import SetAside
-from slacheck.trace.tabular import Mapping, identity_mapping, read_table, table_format
+from slacheck.trace.tabular import (
+    Mapping,
+    builtin_mapping,
+    identity_mapping,
+    read_table,
+    table_format,
+)
 
 FORMATS = ("otlp", "langfuse", "langsmith", "table", "canonical")
+_JSON_FORMATS = ("otlp", "langfuse", "langsmith")
 _EXAMPLES = 3
 _counter = itertools.count()
 
@@ -140,11 +147,13 @@ def ingest(
             kind = fmt or detect(path)
             if kind in ("table", "canonical"):
                 use = mapping
-                if kind == "canonical" or use is None:
-                    tf = table_format(path)
-                    if kind == "table" and use is None:
+                if kind == "table" and use is None:
+                    known = builtin_mapping(con, path)
+                    if known is None:
                         raise TraceInputError([_needs_mapping(path)])
-                    use = identity_mapping(tf or "parquet")
+                    kind, use = known
+                elif kind == "canonical" or use is None:
+                    use = identity_mapping(table_format(path) or "parquet")
                 part = read_table(con, path, use)
                 parts.append(part)
                 rows = int(part.count().execute())
@@ -164,8 +173,7 @@ def ingest(
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     # Text tables are parsed once; Parquet is scanned in place; JSON is already in the engine.
     parsed_text = any(
-        s.format in ("table", "canonical") and table_format(Path(s.path)) != "parquet"
-        for s in sources
+        s.format not in _JSON_FORMATS and table_format(Path(s.path)) != "parquet" for s in sources
     )
     return _quality(
         con, raw, tuple(sources), materialise=parsed_text or engine_of(con) is Engine.SPARK

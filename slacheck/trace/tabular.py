@@ -206,6 +206,10 @@ def _project(src: ir.Table, mapping: Mapping, source_file: str) -> ir.Table:
         exprs["end_us"] = end
     if mapping.spec("start_us") is not None:
         exprs["duration_ms"] = (end - start).cast("float64") / 1000.0
+    if mapping.spec("parent_span_id") is not None:
+        # as the JSON readers do: a root span of no model/tool kind is the agent task
+        root = exprs["parent_span_id"].isnull() & (exprs["kind"] == "other")
+        exprs["kind"] = ibis.ifelse(root, ibis.literal("task"), exprs["kind"])
     exprs["source_file"] = ibis.literal(source_file)
     if mapping.spec("source_ref") is None:
         row = src.file_row_number if "file_row_number" in src.columns else ibis.row_number()
@@ -263,3 +267,24 @@ def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
 
 def _ibis_type(name: str) -> Any:
     return ibis.dtype(BY_NAME[name].type)
+
+
+#: Exports whose columns slacheck knows: name → mapping file shipped in slacheck/trace/mappings.
+BUILTIN_MAPPINGS = {"langfuse-csv": "langfuse_csv.yaml", "langsmith-csv": "langsmith_csv.yaml"}
+
+
+def builtin_mapping(backend: BaseBackend, path: Path) -> tuple[str, Mapping] | None:
+    """The shipped mapping whose source columns are all in ``path`` (e.g. a Langfuse CSV)."""
+    from importlib import resources
+
+    fmt = table_format(path)
+    if fmt is None:
+        return None
+    columns = set(read_source(backend, path, fmt).columns)
+    for name, file in BUILTIN_MAPPINGS.items():
+        ref = resources.files("slacheck.trace").joinpath(f"mappings/{file}")
+        mapping = Mapping.model_validate(YAML(typ="safe").load(ref.read_text(encoding="utf-8")))
+        wanted = {spec.column for f in mapping.columns if (spec := mapping.spec(f)) is not None}
+        if wanted <= columns:
+            return name, mapping
+    return None
