@@ -261,7 +261,8 @@ def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
         ts = raw.cast("string").as_timestamp(fmt)
     # epoch seconds plus the sub-second microseconds; DuckDB's microsecond() counts within
     # the minute, so take it modulo one second.
-    seconds = ts.epoch_seconds().cast("int64")
+    # DuckDB's epoch is fractional and a cast rounds: floor it first.
+    seconds = ts.epoch_seconds().floor().cast("int64")
     return seconds * 1_000_000 + ts.microsecond().cast("int64") % 1_000_000
 
 
