@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import tempfile
 from enum import StrEnum
 from typing import Any
 
@@ -45,6 +46,8 @@ def _spark_session() -> Any:
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.ansi.enabled", "false")
         .config("spark.driver.memory", "2g")
+        # tables slacheck materialises are scratch: keep them out of the working directory
+        .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="slacheck-spark-"))
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

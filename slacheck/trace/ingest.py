@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import itertools
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +29,6 @@ from slacheck.trace.tabular import (
 FORMATS = ("otlp", "langfuse", "langsmith", "table", "canonical")
 _JSON_FORMATS = ("otlp", "langfuse", "langsmith")
 _EXAMPLES = 3
-_counter = itertools.count()
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +190,7 @@ def _needs_mapping(path: Path) -> Problem:
 
 
 def _register(con: BaseBackend, table: pa.Table) -> ir.Table:
-    name = f"slacheck_raw_{next(_counter)}"
+    name = f"slacheck_raw_{uuid.uuid4().hex}"
     if engine_of(con) is Engine.SPARK:
         # PySpark has no Arrow ingest through Ibis; go through pandas with explicit types.
         return con.create_table(name, table.to_pandas(), schema=ibis.schema(table.schema))
@@ -331,7 +330,7 @@ def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table:
 
 def _materialise(con: BaseBackend, t: ir.Table) -> ir.Table:
     """Compute once and keep the result in the engine, so later queries don't re-parse inputs."""
-    name = f"slacheck_t_{next(_counter)}"
+    name = f"slacheck_t_{uuid.uuid4().hex}"
     if engine_of(con) is Engine.SPARK:
         return con.create_table(name, t)
     return con.create_table(name, t, temp=True)
