@@ -152,9 +152,9 @@ def maintenance_intervals(
     spans: list[tuple[int, int]] = []
     for w in exclusions.maintenance:
         if w.start is not None and w.end is not None:
-            s = w.start if w.start.tzinfo else w.start.replace(tzinfo=zone)
-            e = w.end if w.end.tzinfo else w.end.replace(tzinfo=zone)
-            spans.append((to_us(s), to_us(e)))
+            first = w.start if w.start.tzinfo else w.start.replace(tzinfo=zone)
+            last_at = w.end if w.end.tzinfo else w.end.replace(tzinfo=zone)
+            spans.append((to_us(first), to_us(last_at)))
         elif w.weekly is not None:
             day = from_us(start_us, zone).date() - dt.timedelta(days=1)
             last = from_us(end_us, zone).date() + dt.timedelta(days=1)
@@ -162,8 +162,8 @@ def maintenance_intervals(
             while day <= last:
                 if day.weekday() in wanted:
                     local = dt.datetime.combine(day, w.weekly.start, tzinfo=zone)
-                    s = to_us(local)
-                    spans.append((s, s + w.weekly.duration_minutes * 60_000_000))
+                    at = to_us(local)
+                    spans.append((at, at + w.weekly.duration_minutes * 60_000_000))
                 day += dt.timedelta(days=1)
     spans = sorted(x for x in spans if x[1] > start_us and x[0] < end_us)
     merged: list[tuple[int, int]] = []

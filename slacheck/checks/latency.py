@@ -1,0 +1,790 @@
+"""The latency check: each latency term per window, at its point or bounded by a later one.
+
+How a term is metered:
+
+- units: ok model calls in scope (``server_processing``: ``server_ms``; ``time_to_first_token``:
+  ``ttft_ms``; ``full_response``: ``duration_ms``; ``output_tokens_per_second``: tokens/s over
+  the whole request or after the first token), or tasks holding an in-scope call
+  (``task_end_to_end``: ``task_ms``, windowed by the task's start);
+- excluded units (maintenance, long input, downgraded tier, customer error) are counted by reason
+  and left out; failed calls (and tasks whose root span failed) are counted and left out;
+- occurrence objectives use exact order statistics (nearest rank: the k-th smallest value with
+  k = ceil(p·n/100); linear: interpolation at the 0-based rank (n−1)·p/100); an ``at_least``
+  objective reads the same rank counted from the top, so it is met exactly when at least
+  ceil(p·n/100) values reach the threshold;
+- points nest (full response ≥ time to first token, full response ≥ server processing, generation
+  speed ≥ whole-request speed), so when the contracted figure is missing a later point can still
+  prove one side of the verdict; the other side is ``indeterminate``;
+- time-slice objectives compute the statistic per UTC-aligned slice and count passing slices.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fractions import Fraction
+from functools import reduce
+from typing import Any
+
+import ibis
+import ibis.expr.types as ir
+
+from slacheck.checks import check
+from slacheck.checks.context import CheckContext, example_ids
+from slacheck.contract.model import (
+    Direction,
+    LatencyTerm,
+    MeasurementPoint,
+    OccurrenceObjective,
+    PercentileMethod,
+    TimeSliceObjective,
+    TokensPerSecondBasis,
+)
+from slacheck.match import derive
+from slacheck.verdict import TermResult, Verdict
+from slacheck.windows import CalendarWindow, window_label_expr
+
+#: exclusion reasons in the order ``CheckContext.exclusion_reason`` tries them: a task with
+#: calls excluded for several reasons is counted once, under the first
+_REASON_ORDER = ("maintenance", "long_input", "downgraded_tier", "customer_error")
+_SLICE_PERCENTILES = {"p50": 50, "p90": 90, "p95": 95, "p99": 99}
+_US_PER_MINUTE = 60_000_000
+_NULL_FLOAT = ibis.null().cast("float64")
+#: what latency terms read of a call (scope columns included, for ``derive.in_scope``)
+_CALL_COLUMNS = (
+    "task_id",
+    "span_id",
+    "start_us",
+    "status",
+    "provider",
+    "model",
+    "requested",
+    "endpoint",
+    "server_ms",
+    "ttft_ms",
+    "duration_ms",
+    "tps_whole",
+    "tps_gen",
+)
+
+
+class Bound(StrEnum):
+    """How a stand-in figure relates to the contracted one, call by call."""
+
+    UPPER = "upper"  # stand-in ≥ contracted (a later point of the clock)
+    LOWER = "lower"  # stand-in ≤ contracted (whole-request speed vs generation speed)
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """Where a figure is read: the point's name, the units column, and its bound if a stand-in."""
+
+    name: str
+    column: str  # "_p" (the contracted figure) or "_f" (the stand-in)
+    field: str  # the trace field(s) the figure comes from, for notes
+    bound: Bound | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Units:
+    """What a term counts: one row per unit, the contracted figure and a stand-in."""
+
+    #: task_id, start_us, _ex (exclusion reason), _state (ok | failed | unknown), _p, _f, _a
+    table: ir.Table
+    noun: str  # "calls" | "tasks"
+    primary: Point
+    fallback: Point | None
+    #: for an unstated tokens/s basis: what the figure after the first token would be (``_a``)
+    alternative: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Per window: the units in scope and how many of them carry each figure."""
+
+    units: int = 0  # not excluded
+    ok: int = 0
+    failed: int = 0
+    unknown: int = 0
+    n_p: int = 0
+    n_f: int = 0
+    n_a: int = 0
+    good_p: int = 0
+    good_f: int = 0
+    excluded: dict[str, int] = field(default_factory=dict)
+
+    def n(self, column: str) -> int:
+        return {"_p": self.n_p, "_f": self.n_f, "_a": self.n_a}[column]
+
+    def good(self, column: str) -> int:
+        return {"_p": self.good_p, "_f": self.good_f}[column]
+
+
+@dataclass(frozen=True, slots=True)
+class Rank:
+    """Which order statistics make a percentile: 1-based ranks and the interpolation fraction."""
+
+    ranks: tuple[int, ...]
+    fraction: float
+    details: dict[str, Any]
+
+    def value(self, stats: Mapping[int, float]) -> float:
+        lo = stats[self.ranks[0]]
+        if len(self.ranks) == 1:
+            return lo
+        return lo + self.fraction * (stats[self.ranks[1]] - lo)
+
+
+@check("latency")
+def latency(ctx: CheckContext) -> list[TermResult]:
+    """Every latency term in every window: one TermResult each."""
+    results: list[TermResult] = []
+    calls = call_base(ctx) if ctx.contract.latency else None
+    for term in ctx.contract.latency:
+        results.extend(check_term(ctx, term, calls))
+    return results
+
+
+def call_base(ctx: CheckContext) -> ir.Table:
+    """The model calls with what latency terms read, and their exclusion reason, computed once.
+
+    Kept in the engine so that each term's queries read a plain table rather than recompiling
+    the derived-calls view (Ibis compilation, not the engine, dominates small inputs).
+    """
+    c = ctx.calls
+    return c.select(*_CALL_COLUMNS, _ex=ctx.exclusion_reason(c)).cache()
+
+
+def check_term(
+    ctx: CheckContext, term: LatencyTerm, calls: ir.Table | None = None
+) -> list[TermResult]:
+    """One latency term in each of its windows; ``calls``: a ``call_base`` to reuse."""
+    windows = ctx.windows(term.window)
+    if not windows:
+        return []
+    units = term_units(ctx, term, call_base(ctx) if calls is None else calls)
+    t = units.table.mutate(_w=window_label_expr(units.table.start_us, windows))
+    t = t.filter(t._w.notnull()).cache()  # read by every query below
+    threshold, direction = term.objective.threshold, term.objective.direction
+    counts = _counts(t, _passes(direction, threshold))
+    chosen = {w.label: choose_point(units, counts.get(w.label, Counts())) for w in windows}
+    t = t.filter(t._ex.isnull())  # excluded units are counted above and nowhere else
+    t = t.mutate(
+        _v=_by_window(t, {label: p.column for label, (p, _) in chosen.items() if p is not None})
+    )
+    t = t.mutate(_worst=t._v if direction is Direction.AT_MOST else -t._v)
+    if isinstance(term.objective, OccurrenceObjective):
+        return _occurrence(ctx, term, term.objective, units, t, windows, counts, chosen)
+    return _time_slices(ctx, term, term.objective, units, t, windows, counts, chosen)
+
+
+# ---------------------------------------------------------------------------------------------
+# Units
+
+
+def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
+    """The term's units with the contracted figure (``_p``) and its stand-in (``_f``)."""
+    scoped = calls.filter(derive.in_scope(calls, derive.effective_scope(ctx.contract, term)))
+    point = term.measurement_point
+    if point is MeasurementPoint.TASK_END_TO_END:
+        return _task_units(ctx, scoped)
+    state = ibis.cases(
+        (scoped.status == "ok", "ok"), (scoped.status.isnull(), "unknown"), else_="failed"
+    )
+    full = Point("full_response", "_p", "duration_ms")
+    later_note = "measured at a later point: the client figure bounds the {} figure from above"
+    p, f, a = scoped.duration_ms, _NULL_FLOAT, _NULL_FLOAT
+    primary, fallback, alternative = full, None, None
+    if point is MeasurementPoint.SERVER_PROCESSING:
+        p, f = scoped.server_ms, scoped.duration_ms
+        primary = Point(point.value, "_p", "server_ms")
+        fallback = Point(
+            "full_response", "_f", "duration_ms", Bound.UPPER, later_note.format("server")
+        )
+    elif point is MeasurementPoint.TIME_TO_FIRST_TOKEN:
+        p, f = scoped.ttft_ms, scoped.duration_ms
+        primary = Point(point.value, "_p", "ttft_ms")
+        fallback = Point(
+            "full_response",
+            "_f",
+            "duration_ms",
+            Bound.UPPER,
+            later_note.format("time-to-first-token"),
+        )
+    elif point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+        basis = term.tokens_per_second_basis
+        if basis is TokensPerSecondBasis.AFTER_FIRST_TOKEN:
+            p, f = scoped.tps_gen, scoped.tps_whole
+            primary = Point(point.value, "_p", "output_tokens, duration_ms, ttft_ms")
+            fallback = Point(
+                point.value,
+                "_f",
+                "output_tokens, duration_ms",
+                Bound.LOWER,
+                "time to first token missing: the speed over the whole request bounds the "
+                "generation speed (after the first token) from below",
+            )
+        else:
+            p = scoped.tps_whole
+            primary = Point(point.value, "_p", "output_tokens, duration_ms")
+            if basis is None or basis is TokensPerSecondBasis.UNSTATED:
+                # an unstated basis is itself a finding: show what the other reading gives
+                a, alternative = scoped.tps_gen, "after_first_token"
+    table = scoped.select(
+        task_id=scoped.task_id,
+        start_us=scoped.start_us,
+        _ex=scoped._ex,
+        _state=state,
+        _p=p.cast("float64"),
+        _f=f.cast("float64"),
+        _a=a.cast("float64"),
+    )
+    return Units(table, "calls", primary, fallback, alternative)
+
+
+def _task_units(ctx: CheckContext, scoped: ir.Table) -> Units:
+    """Tasks holding ≥ 1 in-scope call; excluded when any in-scope call of theirs is excluded."""
+    known = [(scoped._ex == r, ibis.literal(f"{i}{r}")) for i, r in enumerate(_REASON_ORDER)]
+    key = ibis.cases(*known, else_=ibis.literal("9") + scoped._ex)
+    per_task = scoped.group_by("task_id").aggregate(_key=key.min())
+    s = ctx.traces.spans
+    root = s.filter((s.kind == "task") & s.parent_span_id.isnull())
+    root_failed = root.group_by("task_id").aggregate(
+        _rfail=(root.status.notnull() & (root.status != "ok")).any()
+    )
+    tasks = ctx.tasks.inner_join(per_task, "task_id")
+    j = tasks.left_join(root_failed, tasks.task_id == root_failed.task_id).drop("task_id_right")
+    table = j.select(
+        task_id=j.task_id,
+        start_us=j.start_us,
+        _ex=j._key.substr(1),
+        _state=ibis.ifelse(j._rfail.fill_null(False), "failed", "ok"),
+        _p=j.task_ms.cast("float64"),
+        _f=_NULL_FLOAT,
+        _a=_NULL_FLOAT,
+    )
+    primary = Point(MeasurementPoint.TASK_END_TO_END.value, "_p", "task_ms")
+    return Units(table, "tasks", primary, None)
+
+
+def _passes(
+    direction: Direction, threshold: float
+) -> Callable[[ir.FloatingValue], ir.BooleanValue]:
+    def passes(v: ir.FloatingValue) -> ir.BooleanValue:
+        cmp = v <= threshold if direction is Direction.AT_MOST else v >= threshold
+        return cmp.fill_null(False)
+
+    return passes
+
+
+def _meets(direction: Direction, value: float, threshold: float) -> bool:
+    return value <= threshold if direction is Direction.AT_MOST else value >= threshold
+
+
+def _counts(
+    t: ir.Table, passes: Callable[[ir.FloatingValue], ir.BooleanValue]
+) -> dict[str, Counts]:
+    """Per window: units not excluded, their states, figure coverage and passing counts."""
+    kept = t.filter(t._ex.isnull())
+    ok = kept._state == "ok"
+    agg = kept.group_by("_w").aggregate(
+        units=kept.count(),
+        ok=ok.sum(),
+        failed=(kept._state == "failed").sum(),
+        unknown=(kept._state == "unknown").sum(),
+        n_p=(ok & kept._p.notnull()).sum(),
+        n_f=(ok & kept._f.notnull()).sum(),
+        n_a=(ok & kept._a.notnull()).sum(),
+        good_p=(ok & passes(kept._p)).sum(),
+        good_f=(ok & passes(kept._f)).sum(),
+    )
+    dropped = t.filter(t._ex.notnull())
+    ex = dropped.group_by(["_w", "_ex"]).aggregate(n=dropped.count()).execute()
+    excluded: dict[str, dict[str, int]] = {}
+    for label, reason, n in zip(ex["_w"], ex["_ex"], ex["n"], strict=True):
+        excluded.setdefault(str(label), {})[str(reason)] = int(n)
+    out: dict[str, Counts] = {
+        label: Counts(excluded=reasons) for label, reasons in excluded.items()
+    }
+    for row in agg.execute().to_dict("records"):
+        label = str(row["_w"])
+        nums = {k: int(row[k] or 0) for k in row if k != "_w"}
+        out[label] = Counts(**nums, excluded=excluded.get(label, {}))
+    return out
+
+
+def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[str, ...]]:
+    """The point a window is measured at, and why. None: nothing to measure it with.
+
+    The contracted figure is used when every ok unit has it; otherwise a stand-in (a later
+    point) for all of them, so the percentile is never taken over a mix of two clocks.
+    """
+    if c.ok == 0:
+        return None, ()
+    primary, fallback = units.primary, units.fallback
+    if c.n_p == c.ok:
+        return primary, ()
+    coverage = f"{primary.field} recorded for {c.n_p} of {c.ok} ok {units.noun} in scope"
+    if fallback is not None and c.n_f > 0:
+        notes = [fallback.note]
+        if c.n_p > 0:
+            notes.append(f"{coverage}: {fallback.field} ({fallback.name}) used for all of them")
+        if c.n_f < c.ok:
+            notes.append(
+                f"{c.ok - c.n_f} ok {units.noun} have no {fallback.field} and are left out"
+            )
+        return fallback, tuple(notes)
+    if c.n_p > 0:
+        return primary, (f"{coverage}; the others are left out",)
+    return None, ()
+
+
+def _by_window(t: ir.Table, columns: Mapping[str, str]) -> ir.FloatingValue:
+    if not columns:
+        return _NULL_FLOAT
+    return ibis.cases(
+        *[(t._w == label, t[col]) for label, col in columns.items()], else_=_NULL_FLOAT
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Occurrence objectives
+
+
+def percentile_rank(
+    n: int, percentile: float, method: PercentileMethod, direction: Direction
+) -> Rank:
+    """The order statistics of the contracted percentile among ``n`` values (exact arithmetic).
+
+    ``at_most``: the p-th percentile. ``at_least``: the same rank counted from the top (the
+    (100 − p)-th percentile), so that "p % of units ≥ threshold" holds exactly when it is met.
+    """
+    p = Fraction(repr(float(percentile)))
+    if method is PercentileMethod.NEAREST_RANK:
+        k = math.ceil(p * n / 100)
+        rank = k if direction is Direction.AT_MOST else n - k + 1
+        return Rank((rank,), 0.0, {"k": k, "n": n, "rank": rank, "good_needed": k})
+    q = p if direction is Direction.AT_MOST else 100 - p
+    h = (n - 1) * q / 100
+    lo = math.floor(h)
+    frac = h - lo
+    ranks = (lo + 1,) if frac == 0 else (lo + 1, lo + 2)
+    return Rank(ranks, float(frac), {"h": float(h), "n": n})
+
+
+def _order_stats(
+    t: ir.Table, column: str, wanted: Mapping[str, Iterable[int]]
+) -> dict[str, dict[int, float]]:
+    """The values at the given 1-based ranks (ascending) per window: a few rows come back."""
+    if not wanted:
+        return {}
+    v = t.filter((t._state == "ok") & t[column].notnull())
+    r = v.mutate(_rn=ibis.row_number().over(ibis.window(group_by=v._w, order_by=v[column])) + 1)
+    cond = reduce(
+        lambda a, b: a | b,
+        [(r._w == label) & r._rn.isin(sorted(set(ranks))) for label, ranks in wanted.items()],
+    )
+    df = r.filter(cond).select("_w", "_rn", _val=r[column]).execute()
+    out: dict[str, dict[int, float]] = {}
+    for label, rn, val in zip(df["_w"], df["_rn"], df["_val"], strict=True):
+        out.setdefault(str(label), {})[int(rn)] = float(val)
+    return out
+
+
+def _occurrence(
+    ctx: CheckContext,
+    term: LatencyTerm,
+    obj: OccurrenceObjective,
+    units: Units,
+    t: ir.Table,
+    windows: list[CalendarWindow],
+    counts: dict[str, Counts],
+    chosen: dict[str, tuple[Point | None, tuple[str, ...]]],
+) -> list[TermResult]:
+    ranks: dict[str, Rank] = {}
+    alt_ranks: dict[str, Rank] = {}
+    for w in windows:
+        point, _ = chosen[w.label]
+        c = counts.get(w.label, Counts())
+        if point is not None:
+            ranks[w.label] = percentile_rank(
+                c.n(point.column), obj.percentile, obj.method, obj.direction
+            )
+        if units.alternative is not None and c.n_a > 0:
+            alt_ranks[w.label] = percentile_rank(c.n_a, obj.percentile, obj.method, obj.direction)
+    stats = _order_stats(t, "_v", {k: r.ranks for k, r in ranks.items()})
+    alt_stats = _order_stats(t, "_a", {k: r.ranks for k, r in alt_ranks.items()})
+    unit = _unit(term)
+    results: list[TermResult] = []
+    for w in windows:
+        c = counts.get(w.label, Counts())
+        point, point_notes = chosen[w.label]
+        base = _Base(ctx, term, units, w, c, _occurrence_criterion(term, obj, units))
+        if point is None:
+            results.append(base.unmeasured(unit))
+            continue
+        rank = ranks[w.label]
+        observed = rank.value(stats[w.label])
+        n, good = c.n(point.column), c.good(point.column)
+        notes = list(point_notes)
+        if w.label in alt_ranks:
+            alt = alt_ranks[w.label].value(alt_stats[w.label])
+            notes.append(_alt_note(obj, alt, c.n_a, _meets(obj.direction, observed, obj.threshold)))
+        elif units.alternative is not None:
+            notes.append(_basis_unstated() + " (no time to first token recorded to compare)")
+        passes = _meets(obj.direction, observed, obj.threshold)
+        verdict = decide(passes, point.bound, obj.direction)
+        if term.min_samples is not None and n < term.min_samples:
+            verdict = Verdict.NO_DATA
+            notes.append(f"{n} {units.noun} < minimum {term.min_samples}")
+        examples: tuple[str, ...] = ()
+        if verdict is not Verdict.MET and good < n:
+            offending = (
+                (t._w == w.label)
+                & (t._state == "ok")
+                & t._v.notnull()
+                & ~_passes(obj.direction, obj.threshold)(t._v)
+            )
+            examples = example_ids(t, offending, "_worst")
+        details = {
+            **rank.details,
+            "method": obj.method.value,
+            "direction": obj.direction.value,
+            "point_used": point.name,
+            **base.common_details(),
+        }
+        results.append(
+            base.result(verdict, observed, unit, good, n, examples, notes, point, details)
+        )
+    return results
+
+
+def decide(passes: bool, bound: Bound | None, direction: Direction) -> Verdict:
+    """met/breached from a figure at the contracted point; from a stand-in, only the provable side.
+
+    A stand-in above the contracted figure (a later point) can prove an ``at_most`` term met and
+    an ``at_least`` term breached; one below it, the reverse. Otherwise: indeterminate.
+    """
+    if bound is None:
+        return Verdict.MET if passes else Verdict.BREACHED
+    provable_pass = (bound is Bound.UPPER) == (direction is Direction.AT_MOST)
+    if passes and provable_pass:
+        return Verdict.MET
+    if not passes and not provable_pass:
+        return Verdict.BREACHED
+    return Verdict.INDETERMINATE
+
+
+# ---------------------------------------------------------------------------------------------
+# Time-slice objectives
+
+
+def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective) -> ir.Table:
+    """One row per (window, slice) with data: value count ``_n`` and the statistic ``_stat``."""
+    v = t.filter((t._state == "ok") & t[column].notnull())
+    v = v.mutate(_s=v.start_us // (obj.slice_minutes * _US_PER_MINUTE), _x=v[column])
+    if obj.statistic in _SLICE_PERCENTILES:
+        q = _SLICE_PERCENTILES[obj.statistic]
+        part = ibis.window(group_by=[v._w, v._s], order_by=v._x)
+        r = v.mutate(
+            _rn=ibis.row_number().over(part) + 1,
+            _n=v._x.count().over(ibis.window(group_by=[v._w, v._s])),
+        )
+        # nearest rank in integers: ceil(q·n/100)
+        per = r.filter(r._rn == (r._n * q + 99) // 100).select("_w", "_s", "_n", _stat=r._x)
+    else:
+        stat = v._x.mean() if obj.statistic == "mean" else v._x.min()
+        per = v.group_by(["_w", "_s"]).aggregate(_n=v.count(), _stat=stat)
+    return per.mutate(
+        _data=per._n >= obj.min_calls_per_slice,
+        _pass=_passes(obj.direction, obj.threshold)(per._stat),
+        _bad=per._stat - obj.threshold
+        if obj.direction is Direction.AT_MOST
+        else obj.threshold - per._stat,
+    )
+
+
+def _slice_counts(per: ir.Table) -> dict[str, tuple[int, int]]:
+    agg = (
+        per.group_by("_w")
+        .aggregate(total=per._data.sum(), good=(per._data & per._pass).sum())
+        .execute()
+    )
+    return {
+        str(label): (int(good or 0), int(total or 0))
+        for label, good, total in zip(agg["_w"], agg["good"], agg["total"], strict=True)
+    }
+
+
+def spanned_slices(ctx: CheckContext, w: CalendarWindow, slice_minutes: int) -> int:
+    """Slices the window spans: all of it, or (a partial window) the part the traces cover."""
+    lo, hi = w.start_us, w.end_us
+    if ctx.partial(w):
+        data_lo, data_hi = ctx.data_range
+        lo = max(lo, data_lo if data_lo is not None else hi)
+        hi = min(hi, data_hi if data_hi is not None else lo)
+    if hi <= lo:
+        return 0
+    size = slice_minutes * _US_PER_MINUTE
+    return (hi - 1) // size - lo // size + 1
+
+
+def _time_slices(
+    ctx: CheckContext,
+    term: LatencyTerm,
+    obj: TimeSliceObjective,
+    units: Units,
+    t: ir.Table,
+    windows: list[CalendarWindow],
+    counts: dict[str, Counts],
+    chosen: dict[str, tuple[Point | None, tuple[str, ...]]],
+) -> list[TermResult]:
+    per = _slice_table(t, "_v", obj)
+    slices = _slice_counts(per)
+    alt = _slice_counts(_slice_table(t, "_a", obj)) if units.alternative is not None else {}
+    unit = "% of slices"
+    results: list[TermResult] = []
+    for w in windows:
+        c = counts.get(w.label, Counts())
+        point, point_notes = chosen[w.label]
+        base = _Base(ctx, term, units, w, c, _slice_criterion(term, obj, units))
+        if point is None:
+            results.append(base.unmeasured(unit))
+            continue
+        good, total = slices.get(w.label, (0, 0))
+        spanned = spanned_slices(ctx, w, obj.slice_minutes)
+        empty = max(0, spanned - total)
+        details = {
+            "slice_minutes": obj.slice_minutes,
+            "statistic": obj.statistic,
+            "slices_spanned": spanned,
+            "empty_slices": empty,
+            "failing_slices": total - good,
+            "values": c.n(point.column),
+            "point_used": point.name,
+            **base.common_details(),
+        }
+        notes = list(point_notes)
+        if empty:
+            few = "no" if obj.min_calls_per_slice == 1 else f"fewer than {obj.min_calls_per_slice}"
+            notes.append(
+                f"{empty} of {spanned} {obj.slice_minutes}-minute slices have {few} ok "
+                f"{units.noun} and are left out as empty"
+            )
+        if total == 0:
+            notes.append(f"no slice with at least {obj.min_calls_per_slice} ok {units.noun}")
+            results.append(
+                base.result(Verdict.NO_DATA, None, unit, 0, 0, (), notes, point, details)
+            )
+            continue
+        observed = 100.0 * good / total
+        if units.alternative is not None:
+            a_good, a_total = alt.get(w.label, (0, 0))
+            if a_total:
+                a_obs = 100.0 * a_good / a_total
+                notes.append(
+                    _alt_slice_note(obj, a_obs, a_total, observed >= obj.slices_passing_percent)
+                )
+            else:
+                notes.append(_basis_unstated() + " (no time to first token recorded to compare)")
+        # a stand-in that proves slices pass gives a share below the true one, and vice versa
+        share_bound = None
+        if point.bound is not None:
+            slice_pass_provable = (point.bound is Bound.UPPER) == (
+                obj.direction is Direction.AT_MOST
+            )
+            share_bound = Bound.LOWER if slice_pass_provable else Bound.UPPER
+        verdict = decide(observed >= obj.slices_passing_percent, share_bound, Direction.AT_LEAST)
+        if term.min_samples is not None and total < term.min_samples:
+            verdict = Verdict.NO_DATA
+            notes.append(f"{total} slices with data < minimum {term.min_samples}")
+        examples: tuple[str, ...] = ()
+        if verdict is not Verdict.MET and good < total:
+            failing = per.filter((per._w == w.label) & per._data & ~per._pass)
+            v = t.filter((t._w == w.label) & (t._state == "ok") & t._v.notnull())
+            v = v.mutate(_s=v.start_us // (obj.slice_minutes * _US_PER_MINUTE))
+            j = v.inner_join(failing.select("_w", "_s", "_bad"), ["_w", "_s"])
+            examples = example_ids(j, ibis.literal(True), "_bad")
+        results.append(
+            base.result(verdict, observed, unit, good, total, examples, notes, point, details)
+        )
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Wording and assembly
+
+
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """What every result of one term in one window shares."""
+
+    ctx: CheckContext
+    term: LatencyTerm
+    units: Units
+    window: CalendarWindow
+    counts: Counts
+    criterion: str
+
+    def common_details(self) -> dict[str, Any]:
+        c, noun = self.counts, self.units.noun
+        out: dict[str, Any] = {f"ok_{noun}": c.ok, f"failed_{noun}": c.failed}
+        if c.unknown:
+            out[f"unknown_status_{noun}"] = c.unknown
+        if self.units.noun == "tasks":
+            out["excluded_unit"] = "tasks"
+        return out
+
+    def result(
+        self,
+        verdict: Verdict,
+        observed: float | None,
+        unit: str,
+        good: int,
+        total: int,
+        examples: tuple[str, ...],
+        notes: Iterable[str],
+        point: Point | None,
+        details: dict[str, Any],
+    ) -> TermResult:
+        return TermResult(
+            term_id=self.term.id,
+            kind="time_slice" if isinstance(self.term.objective, TimeSliceObjective) else "latency",
+            window=self.window.label,
+            verdict=verdict,
+            observed=observed,
+            unit=unit,
+            criterion=self.criterion,
+            good=good,
+            total=total,
+            examples=examples,
+            notes=(*notes, *self._status_notes()),
+            excluded=dict(self.counts.excluded),
+            partial_window=self.ctx.partial(self.window),
+            measured_at=point.name if point is not None else "",
+            details=details,
+        )
+
+    def _status_notes(self) -> tuple[str, ...]:
+        c, noun = self.counts, self.units.noun
+        if c.unknown:
+            return (
+                f"{c.unknown} {noun} without a recorded status are left out (only ok {noun} count)",
+            )
+        return ()
+
+    def unmeasured(self, unit: str) -> TermResult:
+        """No point to measure at: no data in the window, or the trace lacks the field."""
+        c, noun = self.counts, self.units.noun
+        details = self.common_details()
+        if c.ok == 0:
+            if c.units == 0 and not c.excluded:
+                why = f"no {noun} in scope in this window"
+            else:
+                why = (
+                    f"no ok {noun} in scope in this window ({sum(c.excluded.values())} excluded, "
+                    f"{c.failed} failed)"
+                )
+            return self.result(Verdict.NO_DATA, None, unit, 0, 0, (), (why,), None, details)
+        missing = self.units.primary.field
+        why = f"{missing} not recorded for any of the {c.ok} ok {noun} in scope, and no later point"
+        if self.term.measurement_point is MeasurementPoint.TASK_END_TO_END:
+            why += " (no root task span, and no task whose spans are all there)"
+        return self.result(Verdict.NOT_MEASURABLE, None, unit, 0, 0, (), (why,), None, details)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.10g}"
+
+
+def _unit(term: LatencyTerm) -> str:
+    return (
+        "tokens/s" if term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND else "ms"
+    )
+
+
+def _basis(term: LatencyTerm) -> str:
+    if term.measurement_point is not MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+        return ""
+    basis = term.tokens_per_second_basis
+    if basis is TokensPerSecondBasis.AFTER_FIRST_TOKEN:
+        return " (after first token)"
+    if basis is TokensPerSecondBasis.WHOLE_REQUEST:
+        return " (whole request)"
+    return " (whole request; basis unstated)"
+
+
+def _scope_words(term: LatencyTerm, units: Units) -> str:
+    words = "ok tasks with ≥ 1 in-scope call" if units.noun == "tasks" else "ok calls in scope"
+    if term.min_samples is not None:
+        words += f", ≥ {term.min_samples} {units.noun}"
+    return words
+
+
+def _occurrence_criterion(term: LatencyTerm, obj: OccurrenceObjective, units: Units) -> str:
+    unit = _unit(term)
+    method = obj.method.value.replace("_", " ")
+    at = f"at {term.measurement_point.value}{_basis(term)}"
+    if obj.direction is Direction.AT_MOST:
+        head = f"p{_num(obj.percentile)} ≤ {_num(obj.threshold)} {unit} ({method})"
+    else:
+        head = (
+            f"p{_num(100 - obj.percentile)} ≥ {_num(obj.threshold)} {unit} ({method}, from the "
+            f"top: {_num(obj.percentile)} % of {units.noun} at or above)"
+        )
+    return f"{head} {at}, {_scope_words(term, units)}"
+
+
+def _slice_criterion(term: LatencyTerm, obj: TimeSliceObjective, units: Units) -> str:
+    op = "≥" if obj.direction is Direction.AT_LEAST else "≤"
+    share = _num(obj.slices_passing_percent)
+    return (
+        f"{obj.statistic} {_unit(term)} {op} {_num(obj.threshold)} in ≥ {share} % "
+        f"of {obj.slice_minutes}-minute slices{_basis(term)}, {_scope_words(term, units)}, "
+        f"≥ {obj.min_calls_per_slice} per slice"
+    )
+
+
+def _basis_unstated() -> str:
+    return (
+        "tokens-per-second basis unstated: measured over the whole request (the slower reading); "
+        "after the first token (generation only) the figure is higher"
+    )
+
+
+def _alt_note(obj: OccurrenceObjective, alt: float, n: int, verdict_passes: bool) -> str:
+    alt_passes = _meets(obj.direction, alt, obj.threshold)
+    tail = "" if alt_passes == verdict_passes else "; the verdict depends on the unstated basis"
+    return (
+        f"tokens-per-second basis unstated: measured over the whole request; after the first "
+        f"token (generation only) it is {alt:.6g} tokens/s over {n} calls{tail}"
+    )
+
+
+def _alt_slice_note(obj: TimeSliceObjective, share: float, n: int, verdict_passes: bool) -> str:
+    alt_passes = share >= obj.slices_passing_percent
+    tail = "" if alt_passes == verdict_passes else "; the verdict depends on the unstated basis"
+    return (
+        f"tokens-per-second basis unstated: measured over the whole request; after the first "
+        f"token (generation only) {share:.6g} % of {n} slices pass{tail}"
+    )
+
+
+__all__ = [
+    "Bound",
+    "Counts",
+    "Point",
+    "Rank",
+    "Units",
+    "call_base",
+    "check_term",
+    "choose_point",
+    "decide",
+    "latency",
+    "percentile_rank",
+    "spanned_slices",
+    "term_units",
+]
