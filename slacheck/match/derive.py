@@ -11,18 +11,31 @@ Derivations (each records where its value came from, so a report can say "derive
 - tokens per second: output tokens over the whole request, or over the generation after the
   first token (duration − time to first token);
 - model identity: resource paths and dated snapshots are stripped (``gpt-4o-2024-08-06`` →
-  ``gpt-4o``) so contract scopes match the models traces report.
+  ``gpt-4o``) so contract scopes match the models traces report;
+- a call-level term's metric (``point_value``): server processing as recorded, else derived
+  (client duration − network − queue), else only the client duration — an upper bound that can
+  prove a cap met but never breached (source ``client``);
+- a successful call (``succeeded``): status ``ok``, or no status at all (the source did not say
+  it failed). Latency meters and field coverage count successful calls: a timed-out or throttled
+  call has no model time, first token or output tokens to measure.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import ibis
 import ibis.expr.types as ir
 
-from slacheck.contract.model import Contract, LatencyTerm, Scope
+from slacheck.contract.model import (
+    Contract,
+    LatencyTerm,
+    MeasurementPoint,
+    Scope,
+    TokensPerSecondBasis,
+)
 from slacheck.trace.ingest import Traces
 
 _PATH_PREFIX = r"^.*/"
@@ -31,7 +44,10 @@ _LOCATION = r"locations/([A-Za-z0-9_-]+)"
 
 
 def model_base(name: str) -> str:
-    """The contract-side twin of ``model_base_expr``: `projects/…/models/gpt-4o-2024-08-06` → `gpt-4o`."""
+    """The contract-side twin of ``model_base_expr``.
+
+    `projects/…/models/gpt-4o-2024-08-06` → `gpt-4o`.
+    """
     return re.sub(_SNAPSHOT, "", re.sub(_PATH_PREFIX, "", name.strip().lower()))
 
 
@@ -57,6 +73,13 @@ class ScopeMatch:
     calls: int
     matched: int
     unmatched_values: tuple[str, ...]  # contract values (models, providers, …) that match nothing
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "matched": self.matched,
+            "unmatched_values": list(self.unmatched_values),
+        }
 
 
 def calls(traces: Traces) -> ir.Table:
@@ -96,15 +119,51 @@ def calls(traces: Traces) -> ir.Table:
         tps_whole=ibis.ifelse(
             c.duration_ms > 0, c.output_tokens.cast("float64") / (c.duration_ms / 1000.0), None
         ),
-        tps_gen=ibis.ifelse(
-            gen_ms > 0, c.output_tokens.cast("float64") / (gen_ms / 1000.0), None
-        ),
+        tps_gen=ibis.ifelse(gen_ms > 0, c.output_tokens.cast("float64") / (gen_ms / 1000.0), None),
     )
+
+
+def succeeded(c: ir.Table) -> ir.BooleanValue:
+    """Whether a call (from ``calls``) got an answer: status ``ok``, or no status recorded."""
+    return c.status.isnull() | (c.status == "ok")
+
+
+def point_value(
+    c: ir.Table, point: MeasurementPoint, basis: TokensPerSecondBasis | None = None
+) -> tuple[ir.FloatingValue, ir.StringValue]:
+    """A call-level term's metric per call (from ``calls``) and its source.
+
+    Sources: ``recorded`` (tokens/s counts as recorded when its inputs are), ``derived``
+    (server processing as client duration − network − queue), ``client`` (server processing
+    known only as the client duration: an upper bound), or null when the call cannot be metered.
+    An unstated tokens/s basis gives the whole-request reading; callers that must show both
+    readings use ``tps_whole`` and ``tps_gen``. ``task_end_to_end`` is a task metric: use
+    ``tasks(...).task_ms`` and ``task_source``.
+    """
+    none = ibis.null().cast("string")
+    if point is MeasurementPoint.SERVER_PROCESSING:
+        value = ibis.coalesce(c.model_ms, c.duration_ms)
+        source = ibis.cases(
+            (c.model_source.notnull(), c.model_source),
+            (c.duration_ms.notnull(), "client"),
+            else_=none,
+        )
+        return value, source
+    if point is MeasurementPoint.TIME_TO_FIRST_TOKEN:
+        return c.ttft_ms, c.ttft_ms.notnull().ifelse("recorded", none)
+    if point is MeasurementPoint.FULL_RESPONSE:
+        return c.duration_ms, c.duration_ms.notnull().ifelse("recorded", none)
+    if point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+        value = c.tps_gen if basis is TokensPerSecondBasis.AFTER_FIRST_TOKEN else c.tps_whole
+        return value, value.notnull().ifelse("recorded", none)
+    raise ValueError(f"{point} is a task metric, not a call metric: use tasks().task_ms")
 
 
 def in_scope(c: ir.Table, scope: Scope) -> ir.BooleanValue:
     """Whether a call (from ``calls``) is covered by ``scope``; empty lists mean any."""
-    cond: ir.BooleanValue = ibis.literal(True)
+    # A column, never a bare literal, so that `.sum()` and `&` work with an empty scope too;
+    # every ingested span has a span id (rows without one are set aside).
+    cond: ir.BooleanValue = c.span_id.notnull()
     if scope.providers:
         cond &= c.provider.lower().isin([p.lower() for p in scope.providers]).fill_null(False)
     if scope.models:
@@ -130,7 +189,9 @@ def scope_match(c: ir.Table, scope: Scope) -> ScopeMatch:
     )
     row = agg.execute().iloc[0]
     have_models = set(seen["models"] or []) | set(seen["requested"] or [])
-    unmatched = [f"provider {p}" for p in scope.providers if p.lower() not in set(seen["providers"] or [])]
+    unmatched = [
+        f"provider {p}" for p in scope.providers if p.lower() not in set(seen["providers"] or [])
+    ]
     unmatched += [f"model {m}" for m in scope.models if model_base(m) not in have_models]
     unmatched += [
         f"endpoint {e}" for e in scope.endpoints if e.lower() not in set(seen["endpoints"] or [])

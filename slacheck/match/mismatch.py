@@ -1,0 +1,826 @@
+"""Where a contract and a trace meter different things: the mismatches a verdict must carry."""
+
+# Each finder below answers one question a procurement team or an acceptance engineer asks
+# before trusting a verdict: is the contracted point in the trace at all; was it measured at a
+# later point (which can prove "met" but never "breached"); is the tokens/s basis stated and
+# measurable; can the trace reproduce the percentile or the time slices; does it cover the
+# contracted windows in the contract's own time zone; how much of the task time the contracted
+# point leaves unprotected; and whether the contract's scope matches any call. Every number is an
+# Ibis aggregate; Python only loops over contract terms and calendar windows.
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import ibis.expr.types as ir
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from slacheck.contract.model import (
+    Contract,
+    LatencyTerm,
+    MeasurementPoint,
+    OccurrenceObjective,
+    Scope,
+    TimeSliceObjective,
+    TokensPerSecondBasis,
+    Window,
+)
+from slacheck.contract.review import Severity
+from slacheck.match.derive import effective_scope, in_scope, point_value, scope_match, succeeded
+from slacheck.trace.ingest import Traces
+from slacheck.windows import (
+    from_us,
+    in_intervals_expr,
+    month_window,
+    window_label_expr,
+    windows_for,
+)
+
+__all__ = [
+    "Code",
+    "Mismatch",
+    "TermCoverage",
+    "find_mismatches",
+    "task_scope",
+    "term_coverage",
+    "timestamp_resolution_us",
+]
+
+_MS = 1_000
+_S = 1_000_000
+_MIN = 60 * _S
+_QUARTER_HOUR = 15 * _MIN
+_HOUR = 60 * _MIN
+_DAY = 24 * _HOUR
+#: a window missing less than this counts as covered (traces rarely start on the dot)
+_COVER_SLACK_DAYS = 1 / 24
+#: a component of task time below this share is left out of a title (still in the numbers)
+_SHARE_SHOWN = 0.005
+
+
+class Code(StrEnum):
+    """What kind of metering mismatch; tests and renderers key on these, not on the text."""
+
+    POINT_NOT_RECORDED = "point_not_recorded"
+    ONLY_MET_PROVABLE = "only_met_provable"
+    TPS_BASIS_UNSTATED = "tps_basis_unstated"
+    TPS_BASIS_UNMEASURABLE = "tps_basis_unmeasurable"
+    SPARSE_SLICES = "sparse_slices"
+    COARSE_TIMESTAMPS = "coarse_timestamps"
+    PERCENTILE_IS_MAXIMUM = "percentile_is_maximum"
+    WINDOW_COVERAGE = "window_coverage"
+    TIME_ZONE_MONTH = "time_zone_month"
+    UNCOVERED_TASK_TIME = "uncovered_task_time"
+    SCOPE_UNMATCHED = "scope_unmatched"
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One place where the contract meters something the trace measures differently (or not)."""
+
+    code: str
+    severity: Severity
+    term_id: str | None  # the latency term (or terms, comma-separated); None: the whole contract
+    title: str
+    detail: str
+    numbers: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": str(self.code),
+            "severity": str(self.severity),
+            "term_id": self.term_id,
+            "title": self.title,
+            "detail": self.detail,
+            "numbers": self.numbers,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TermCoverage:
+    """How many in-scope units (successful calls, or tasks) can be metered at a term's point.
+
+    ``recorded + derived`` units are measurable; ``client_only`` (server processing only) are
+    measured at the client, an upper bound. For tokens/s, ``whole_request`` and
+    ``after_first_token`` count the calls measurable on each reading and ``recorded`` counts
+    those measurable on the contracted one (both readings when the basis is unstated).
+    """
+
+    term_id: str
+    point: MeasurementPoint
+    unit: str  # "calls" or "tasks"
+    in_scope: int
+    recorded: int
+    derived: int
+    client_only: int = 0
+    basis: TokensPerSecondBasis | None = None
+    whole_request: int | None = None
+    after_first_token: int | None = None
+    median_whole_request: float | None = None
+    median_after_first_token: float | None = None
+
+    @property
+    def measurable(self) -> int:
+        return self.recorded + self.derived
+
+    @property
+    def basis_unstated(self) -> bool:
+        return self.point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND and self.basis in (
+            None,
+            TokensPerSecondBasis.UNSTATED,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "term_id": self.term_id,
+            "measurement_point": str(self.point),
+            "unit": self.unit,
+            "in_scope": self.in_scope,
+            "recorded": self.recorded,
+            "derived": self.derived,
+            "measurable": self.measurable,
+        }
+        if self.point is MeasurementPoint.SERVER_PROCESSING:
+            out["client_only"] = self.client_only
+        if self.point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+            out |= {
+                "basis": str(self.basis) if self.basis is not None else None,
+                "whole_request": self.whole_request,
+                "after_first_token": self.after_first_token,
+                "median_whole_request": self.median_whole_request,
+                "median_after_first_token": self.median_after_first_token,
+            }
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# shared aggregates
+
+
+def _row(t: ir.Table, **aggs: ir.Scalar) -> dict[str, Any]:
+    """One aggregate row as Python values (None, never NaN, for an empty input)."""
+    rows: list[dict[str, Any]] = t.aggregate(**aggs).to_pyarrow().to_pylist()
+    return rows[0]
+
+
+def _n(v: Any) -> int:
+    return 0 if v is None else int(v)
+
+
+def _f(v: Any) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def task_scope(calls: ir.Table, tasks: ir.Table, scope: Scope) -> ir.Table:
+    """``tasks`` joined with ``in_scope_calls``: how many of the task's calls ``scope`` covers.
+
+    Tasks without a model call are left out: an inference contract has nothing to say of them.
+    """
+    per = calls.group_by("task_id").aggregate(in_scope_calls=in_scope(calls, scope).sum())
+    return tasks.join(per, "task_id")
+
+
+def term_coverage(contract: Contract, calls: ir.Table, tasks: ir.Table) -> tuple[TermCoverage, ...]:
+    """For every latency term, how many in-scope units its metric can be computed for."""
+    c = calls
+    ok = succeeded(c)
+    aggs: dict[str, ir.Scalar] = {}
+    for i, term in enumerate(contract.latency):
+        point = term.measurement_point
+        if point is MeasurementPoint.TASK_END_TO_END:
+            continue
+        ts = in_scope(c, effective_scope(contract, term)) & ok
+        _, src = point_value(c, point, term.tokens_per_second_basis)
+        aggs[f"n{i}"] = ts.sum()
+        aggs[f"der{i}"] = (ts & (src == "derived").fill_null(False)).sum()
+        aggs[f"cli{i}"] = (ts & (src == "client").fill_null(False)).sum()
+        if point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+            whole, gen = ts & c.tps_whole.notnull(), ts & c.tps_gen.notnull()
+            aggs[f"whole{i}"] = whole.sum()
+            aggs[f"gen{i}"] = gen.sum()
+            aggs[f"both{i}"] = (whole & gen).sum()
+            # a null-masked column, not `where=`: the PySpark backend applies `where` to the
+            # percentile's fraction too, which Spark rejects as not foldable
+            aggs[f"mwhole{i}"] = whole.ifelse(c.tps_whole, None).median()
+            aggs[f"mgen{i}"] = gen.ifelse(c.tps_gen, None).median()
+        aggs[f"rec{i}"] = (ts & (src == "recorded").fill_null(False)).sum()
+    row = _row(c, **aggs) if aggs else {}
+
+    task_rows: dict[int, dict[str, Any]] = {}
+    for i, term in enumerate(contract.latency):
+        if term.measurement_point is not MeasurementPoint.TASK_END_TO_END:
+            continue
+        j = task_scope(c, tasks, effective_scope(contract, term))
+        has = j.in_scope_calls > 0
+        task_rows[i] = _row(
+            j,
+            n=has.sum(),
+            rec=(has & (j.task_source == "root_span").fill_null(False)).sum(),
+            der=(has & (j.task_source == "derived").fill_null(False)).sum(),
+        )
+
+    out: list[TermCoverage] = []
+    for i, term in enumerate(contract.latency):
+        point = term.measurement_point
+        if i in task_rows:
+            r = task_rows[i]
+            out.append(
+                TermCoverage(term.id, point, "tasks", _n(r["n"]), _n(r["rec"]), _n(r["der"]))
+            )
+            continue
+        rec = _n(row[f"rec{i}"])
+        extra: dict[str, Any] = {}
+        if point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+            extra = {
+                "basis": term.tokens_per_second_basis,
+                "whole_request": _n(row[f"whole{i}"]),
+                "after_first_token": _n(row[f"gen{i}"]),
+                "median_whole_request": _f(row[f"mwhole{i}"]),
+                "median_after_first_token": _f(row[f"mgen{i}"]),
+            }
+            if term.tokens_per_second_basis in (None, TokensPerSecondBasis.UNSTATED):
+                # measure both readings: a call counts only when both can be computed
+                rec = _n(row[f"both{i}"])
+        out.append(
+            TermCoverage(
+                term.id,
+                point,
+                "calls",
+                _n(row[f"n{i}"]),
+                rec,
+                _n(row[f"der{i}"]),
+                client_only=_n(row[f"cli{i}"]),
+                **extra,
+            )
+        )
+    return tuple(out)
+
+
+def timestamp_resolution_us(calls: ir.Table) -> int | None:
+    """The coarsest unit (1 µs, 1 ms, 1 s, 1 min, 1 h) every call start and end is a multiple of."""
+    units = (_MS, _S, _MIN, _HOUR)
+    aggs = {f"off{u}": ((calls.start_us % u != 0) | (calls.end_us % u != 0)).sum() for u in units}
+    row = _row(calls, n=calls.count(), **aggs)
+    if not _n(row["n"]):
+        return None
+    res = 1
+    for u in units:
+        if _n(row[f"off{u}"]):
+            break
+        res = u
+    return res
+
+
+def _unit_text(us: int) -> str:
+    return {1: "microsecond", _MS: "millisecond", _S: "second", _MIN: "minute", _HOUR: "hour"}.get(
+        us, f"{us} µs"
+    )
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.0f} %"
+
+
+# ---------------------------------------------------------------------------------------------
+# the finders
+
+
+def find_mismatches(
+    contract: Contract,
+    traces: Traces,
+    calls: ir.Table,
+    tasks: ir.Table,
+    *,
+    coverage: Sequence[TermCoverage] | None = None,
+) -> tuple[Mismatch, ...]:
+    """Every metering mismatch between ``contract`` and the traces, most severe first.
+
+    ``calls`` and ``tasks`` are ``derive.calls(traces)`` and ``derive.tasks(traces)``, best
+    ``.cache()``d: a dozen small queries run on them. ``coverage`` (from ``term_coverage``) is
+    recomputed when not given.
+    """
+    cov = tuple(coverage) if coverage is not None else term_coverage(contract, calls, tasks)
+    every, scoped = _ranges(contract, calls)
+    found: list[Mismatch] = []
+    found += _scope(contract, calls)
+    found += _points(contract, cov)
+    found += _reproducibility(contract, calls, tasks, every)
+    found += _window_coverage(contract, calls, scoped)
+    found += _time_zone(contract, calls, scoped)
+    found += _task_time(contract, traces, calls, tasks)
+    return tuple(sorted(found, key=lambda m: m.severity.rank))
+
+
+def _scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
+    """The contract's scope (and each term's own) against the calls the traces hold."""
+    scopes: dict[str, tuple[Scope, list[str]]] = {
+        contract.scope.model_dump_json(): (contract.scope, [])
+    }
+    for term in contract.latency:
+        if term.scope is not None:
+            scopes.setdefault(term.scope.model_dump_json(), (term.scope, []))[1].append(term.id)
+    for scope, term_ids in scopes.values():
+        sm = scope_match(c, scope)
+        who = ", ".join(term_ids) if term_ids else None
+        whose = f"term {who}'s scope" if who else "the contract's scope"
+        numbers = {"calls": sm.calls, "matched": sm.matched, "unmatched": list(sm.unmatched_values)}
+        if sm.calls == 0:
+            yield Mismatch(
+                Code.SCOPE_UNMATCHED,
+                Severity.HIGH,
+                who,
+                "the traces hold no model calls",
+                "No span is a model call (kind llm), so no call-level term can be checked; "
+                "check the trace format and mapping (slacheck traces inspect).",
+                numbers,
+            )
+            return
+        if sm.matched == 0:
+            yield Mismatch(
+                Code.SCOPE_UNMATCHED,
+                Severity.HIGH,
+                who,
+                f"{whose} matches none of the {sm.calls} model calls",
+                f"No call matches {whose} ({', '.join(sm.unmatched_values) or 'every value'}); "
+                "every term would be 'no data'. Compare the scope's providers, models and "
+                "endpoints with what the traces record (slacheck traces inspect).",
+                numbers,
+            )
+        elif sm.unmatched_values:
+            yield Mismatch(
+                Code.SCOPE_UNMATCHED,
+                Severity.MEDIUM,
+                who,
+                f"{whose} names values no call has: {', '.join(sm.unmatched_values)}",
+                f"{sm.matched} of {sm.calls} calls are in scope, but "
+                f"{', '.join(sm.unmatched_values)} match no call: a misspelling, or traffic the "
+                "traces do not hold.",
+                numbers,
+            )
+
+
+def _points(contract: Contract, coverage: Sequence[TermCoverage]) -> Iterable[Mismatch]:
+    """Point not recorded; server cap measured at the client; tokens/s basis problems."""
+    terms = {t.id: t for t in contract.latency}
+    for cov in coverage:
+        term = terms[cov.term_id]
+        n = cov.in_scope
+        if n == 0:
+            continue  # nothing in scope: the scope finder says why
+        missing = n - cov.measurable
+        numbers = cov.to_dict()
+        if cov.point is MeasurementPoint.SERVER_PROCESSING and cov.client_only:
+            yield Mismatch(
+                Code.ONLY_MET_PROVABLE,
+                Severity.HIGH,
+                term.id,
+                f"{term.id}: server processing is measured only at the client for "
+                f"{cov.client_only} of {n} calls: only 'met' is provable",
+                "The points nest: the client's full response ≥ the vendor's server processing. "
+                f"A client-side figure within the cap ({_objective_text(term)}) proves the cap "
+                "met; a client figure beyond it proves nothing, so a breach can only be "
+                "'indeterminate — measured at a later point'. Record the vendor's processing "
+                "time (http.response.header.openai-processing-ms) or the network time "
+                "(slacheck.network_ms) to decide both ways.",
+                numbers,
+            )
+            continue
+        if cov.point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+            yield from _tps(term, cov)
+            continue
+        if missing > 0:
+            what = {
+                MeasurementPoint.TIME_TO_FIRST_TOKEN: (
+                    "time to first token (gen_ai.response.time_to_first_chunk; Langfuse "
+                    "completionStartTime; LangSmith first_token_time)",
+                    "calls",
+                ),
+                MeasurementPoint.FULL_RESPONSE: ("client duration (span start and end)", "calls"),
+                MeasurementPoint.SERVER_PROCESSING: (
+                    "server processing (http.response.header.openai-processing-ms)",
+                    "calls",
+                ),
+                MeasurementPoint.TASK_END_TO_END: (
+                    "task time (an invoke_agent root span, or every span of the task)",
+                    "tasks",
+                ),
+            }[cov.point]
+            yield Mismatch(
+                Code.POINT_NOT_RECORDED,
+                Severity.HIGH if cov.measurable == 0 else Severity.MEDIUM,
+                term.id,
+                f"{term.id}: {cov.point} is measurable for {cov.measurable} of {n} in-scope "
+                f"{what[1]}",
+                f"The contract meters {cov.point}; the traces lack {what[0]} for {missing} of "
+                f"{n} in-scope {what[1]}. Those cannot count for or against the vendor.",
+                numbers,
+            )
+
+
+def _tps(term: LatencyTerm, cov: TermCoverage) -> Iterable[Mismatch]:
+    n = cov.in_scope
+    whole, gen = cov.whole_request or 0, cov.after_first_token or 0
+    mw, mg = cov.median_whole_request, cov.median_after_first_token
+    medians = (
+        f" Medians: {mw:.1f} tokens/s over the whole request, {mg:.1f} after the first token."
+        if mw is not None and mg is not None
+        else ""
+    )
+    if cov.basis_unstated:
+        yield Mismatch(
+            Code.TPS_BASIS_UNSTATED,
+            Severity.HIGH,
+            term.id,
+            f"{term.id}: the tokens/s basis is unstated; measured both ways",
+            "The contract does not say whether output tokens/s divides by the whole request or "
+            "only by the generation after the first token; the second is always faster, so the "
+            f"verdict can depend on the reading. Whole request: {whole} of {n} calls "
+            f"measurable; after the first token: {gen} of {n}.{medians} State "
+            "tokens_per_second_basis in the contract.",
+            cov.to_dict(),
+        )
+        return
+    stated = cov.basis or TokensPerSecondBasis.WHOLE_REQUEST
+    if cov.measurable < n:
+        lacks = (
+            "output tokens (gen_ai.usage.output_tokens)"
+            if stated is TokensPerSecondBasis.WHOLE_REQUEST
+            else "output tokens and time to first token (gen_ai.usage.output_tokens, "
+            "gen_ai.response.time_to_first_chunk)"
+        )
+        yield Mismatch(
+            Code.TPS_BASIS_UNMEASURABLE,
+            Severity.HIGH if cov.measurable == 0 else Severity.MEDIUM,
+            term.id,
+            f"{term.id}: tokens/s {stated} is measurable for {cov.measurable} of {n} calls",
+            f"The contract states the {stated} basis, which needs {lacks}; {n - cov.measurable} "
+            f"in-scope calls lack them. Whole-request readings exist for {whole} calls.{medians}",
+            cov.to_dict(),
+        )
+
+
+def _objective_text(term: LatencyTerm) -> str:
+    o = term.objective
+    unit = (
+        "tokens/s" if term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND else "ms"
+    )
+    op = "≤" if o.direction == "at_most" else "≥"
+    if isinstance(o, OccurrenceObjective):
+        return f"p{o.percentile:g} {op} {o.threshold:g} {unit}"
+    return (
+        f"{o.statistic} per {o.slice_minutes}-minute slice {op} {o.threshold:g} {unit} in "
+        f"{o.slices_passing_percent:g} % of slices"
+    )
+
+
+def _term_values(
+    contract: Contract, term: LatencyTerm, c: ir.Table, tasks: ir.Table
+) -> tuple[ir.Table, str]:
+    """The term's measurable in-scope units as a table with ``ts_us`` (start), and the unit."""
+    scope = effective_scope(contract, term)
+    if term.measurement_point is MeasurementPoint.TASK_END_TO_END:
+        j = task_scope(c, tasks, scope)
+        j = j.filter((j.in_scope_calls > 0) & j.task_ms.notnull())
+        return j.select(ts_us=j.start_us), "tasks"
+    _, src = point_value(c, term.measurement_point, term.tokens_per_second_basis)
+    keep = in_scope(c, scope) & succeeded(c) & src.notnull() & (src != "client")
+    x = c.filter(keep)
+    return x.select(ts_us=x.start_us), "calls"
+
+
+def _reproducibility(
+    contract: Contract, c: ir.Table, tasks: ir.Table, every: tuple[int, int] | None
+) -> Iterable[Mismatch]:
+    """Can the trace reproduce the contracted statistic: slices, timestamp grain, percentiles."""
+    if not contract.latency or every is None:
+        return
+    res = timestamp_resolution_us(c)
+    zone = contract.zone
+    for term in contract.latency:
+        o = term.objective
+        values, unit = _term_values(contract, term, c, tasks)
+        if isinstance(o, TimeSliceObjective):
+            slice_us = o.slice_minutes * _MIN
+            if res is not None and res >= slice_us:
+                yield Mismatch(
+                    Code.COARSE_TIMESTAMPS,
+                    Severity.HIGH,
+                    term.id,
+                    f"{term.id}: timestamps are recorded to the {_unit_text(res)}, too coarse "
+                    f"for {o.slice_minutes}-minute slices",
+                    "Calls cannot be placed in the contracted time slices; record start and end "
+                    "times to the millisecond.",
+                    {"resolution_us": res, "slice_minutes": o.slice_minutes},
+                )
+            per = values.group_by(slice=values.ts_us // slice_us).aggregate(n=values.count())
+            r = _row(
+                per,
+                slices=per.count(),
+                sparse=(per.n < o.min_calls_per_slice).sum(),
+            )
+            slices, sparse = _n(r["slices"]), _n(r["sparse"])
+            if sparse:
+                yield Mismatch(
+                    Code.SPARSE_SLICES,
+                    Severity.HIGH if sparse * 2 > slices else Severity.MEDIUM,
+                    term.id,
+                    f"{term.id}: {sparse} of {slices} {o.slice_minutes}-minute slices with "
+                    f"calls have fewer than {o.min_calls_per_slice} measurable calls",
+                    f"The contract counts a slice with fewer than {o.min_calls_per_slice} calls "
+                    f"as empty, so {sparse} slices with traffic drop out of the "
+                    f"{o.slices_passing_percent:g} % target (slices aligned to UTC).",
+                    {
+                        "slices_with_calls": slices,
+                        "sparse_slices": sparse,
+                        "min_calls_per_slice": o.min_calls_per_slice,
+                        "slice_minutes": o.slice_minutes,
+                    },
+                )
+            continue
+        # occurrence objective
+        if (
+            res is not None
+            and term.measurement_point
+            in (MeasurementPoint.FULL_RESPONSE, MeasurementPoint.TASK_END_TO_END)
+            and res / _MS * 10 > o.threshold
+        ):
+            yield Mismatch(
+                Code.COARSE_TIMESTAMPS,
+                Severity.MEDIUM,
+                term.id,
+                f"{term.id}: timestamps are recorded to the {_unit_text(res)}, coarse for a "
+                f"{o.threshold:g} ms threshold",
+                "Durations come from start and end times; at this grain a figure near the "
+                "threshold cannot be told apart from one beyond it.",
+                {"resolution_us": res, "threshold_ms": o.threshold},
+            )
+        needed = 100.0 / (100.0 - o.percentile)
+        wins = windows_for(
+            term.window, zone, every[0], every[1] + 1, anchor=contract.contract.effective.start
+        )
+        labelled = values.mutate(window=window_label_expr(values.ts_us, wins))
+        counts = labelled.group_by("window").aggregate(n=labelled.count()).to_pyarrow().to_pylist()
+        thin = sorted(
+            (str(x["window"]), int(x["n"]))
+            for x in counts
+            if x["window"] is not None and int(x["n"]) < needed
+        )
+        if thin:
+            guarded = term.min_samples is not None and term.min_samples >= needed
+            yield Mismatch(
+                Code.PERCENTILE_IS_MAXIMUM,
+                Severity.LOW if guarded else Severity.MEDIUM,
+                term.id,
+                f"{term.id}: p{o.percentile:g} over fewer than {math.ceil(needed)} {unit} is the "
+                f"largest value ({', '.join(f'{w}: {n}' for w, n in thin)})",
+                f"By nearest rank, p{o.percentile:g} of fewer than {math.ceil(needed)} values is "
+                "their maximum, so one slow outlier decides the window."
+                + (
+                    f" The contract's min_samples ({term.min_samples}) makes such windows "
+                    "'no data'."
+                    if guarded
+                    else " Set min_samples in the contract so such windows give 'no data'."
+                ),
+                {
+                    "percentile": o.percentile,
+                    "values_needed": math.ceil(needed),
+                    "windows": {w: n for w, n in thin},
+                    "min_samples": term.min_samples,
+                },
+            )
+
+
+Range = tuple[int, int] | None
+
+
+def _ranges(contract: Contract, c: ir.Table) -> tuple[Range, Range]:
+    """First start → last end of every call, and of the calls in the contract's scope."""
+    sc = in_scope(c, contract.scope)
+    r = _row(
+        c,
+        lo=c.start_us.min(),
+        hi=c.end_us.max(),
+        slo=c.start_us.min(where=sc),
+        shi=c.end_us.max(where=sc),
+    )
+    every = None if r["lo"] is None else (int(r["lo"]), int(r["hi"]))
+    scoped = None if r["slo"] is None else (int(r["slo"]), int(r["shi"]))
+    return every, scoped
+
+
+def _local_days(contract: Contract, c: ir.Table) -> npt.NDArray[np.int64]:
+    """The distinct local dates (days since 1970-01-01 in the contract's zone) with calls.
+
+    Call starts are grouped into UTC quarter hours in the engine (every zone offset is a whole
+    number of quarter hours, so no quarter hour straddles a local midnight); only those few
+    buckets come back and are converted to local dates, vectorised.
+    """
+    x = c.filter(in_scope(c, contract.scope))
+    buckets = x.select(q=x.start_us // _QUARTER_HOUR).distinct().to_pyarrow()
+    q = np.asarray(buckets.column("q").to_numpy(zero_copy_only=False), dtype=np.int64)
+    if q.size == 0:
+        return np.empty(0, dtype=np.int64)
+    stamps = pd.to_datetime(q * _QUARTER_HOUR, unit="us", utc=True).tz_convert(contract.zone.key)
+    local_midnights = stamps.tz_localize(None).normalize()
+    days = (local_midnights - pd.Timestamp(0)) // pd.Timedelta(days=1)
+    return np.unique(np.asarray(days, dtype=np.int64))
+
+
+def _window_coverage(contract: Contract, c: ir.Table, rng: Range) -> Iterable[Mismatch]:
+    """Each contracted window the traces cover only in part, in the contract's time zone."""
+    if rng is None:
+        return
+    lo, hi = rng
+    users: dict[Window, list[str]] = {}
+    for term in contract.latency:
+        users.setdefault(term.window, []).append(term.id)
+    if contract.availability is not None:
+        users.setdefault(contract.availability.window, []).append("availability")
+    if not users:
+        return
+    zone = contract.zone
+    days_with_calls = _local_days(contract, c)
+    epoch = dt.date(1970, 1, 1)
+    for kind, who in users.items():
+        anchor = contract.contract.effective.start
+        for w in windows_for(kind, zone, lo, hi + 1, anchor=anchor):
+            first_day = (from_us(w.start_us, zone).date() - epoch).days
+            last_day = (from_us(w.end_us - 1, zone).date() - epoch).days
+            window_days = last_day - first_day + 1
+            with_calls = int(((days_with_calls >= first_day) & (days_with_calls <= last_day)).sum())
+            covered = w.covered_days(lo, hi)
+            if with_calls >= window_days and covered >= w.days - _COVER_SLACK_DAYS:
+                continue
+            first, last = from_us(max(lo, w.start_us), zone), from_us(min(hi, w.end_us - 1), zone)
+            yield Mismatch(
+                Code.WINDOW_COVERAGE,
+                Severity.MEDIUM,
+                ", ".join(who),
+                f"{w.label}: the traces cover {with_calls} of {window_days} days",
+                f"The {kind} window {w.label} ({w.zone}) has {window_days} days; in-scope calls "
+                f"fall on {with_calls} of them, between {first:%Y-%m-%d %H:%M} and "
+                f"{last:%Y-%m-%d %H:%M}. A verdict for this window covers part of it and says "
+                "so; it cannot settle the window.",
+                {
+                    "window": w.label,
+                    "window_kind": str(kind),
+                    "zone": w.zone,
+                    "days": window_days,
+                    "days_with_calls": with_calls,
+                    "covered_days": round(covered, 4),
+                    "terms": who,
+                },
+            )
+
+
+def _time_zone(contract: Contract, c: ir.Table, rng: Range) -> Iterable[Mismatch]:
+    """Calls whose calendar month in the contract's zone differs from their month in UTC."""
+    zone = contract.zone
+    if zone.key in ("UTC", "Etc/UTC", "Etc/UCT", "UCT", "Zulu", "Etc/Zulu"):
+        return
+    if rng is None:
+        return
+    lo, hi = rng
+    utc = ZoneInfo("UTC")
+    first, last = from_us(lo, utc), from_us(hi, utc)
+    # every month start near the data: between the local and the UTC midnight of the 1st, a call
+    # belongs to one month in the contract's zone and to the other in UTC
+    y, m = (first.year - 1, 12) if first.month == 1 else (first.year, first.month - 1)
+    intervals: list[tuple[int, int]] = []
+    boundaries: list[str] = []
+    while (y, m) <= (last.year + (last.month == 12), last.month % 12 + 1):
+        local, plain = month_window(y, m, zone).start_us, month_window(y, m, utc).start_us
+        if local != plain:
+            intervals.append((min(local, plain), max(local, plain)))
+            boundaries.append(f"{y:04d}-{m:02d}")
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    if not intervals:
+        return
+    x = c.filter(in_scope(c, contract.scope))
+    r = _row(x, n=x.count(), moved=in_intervals_expr(x.start_us, intervals).sum())
+    moved = _n(r["moved"])
+    if not moved:
+        return
+    offset = from_us(lo, zone).utcoffset()
+    yield Mismatch(
+        Code.TIME_ZONE_MONTH,
+        Severity.MEDIUM,
+        None,
+        f"{moved} calls fall in a different calendar month in {zone.key} than in UTC",
+        f"The contract bounds its months in {zone.key} (UTC{_offset_text(offset)}); "
+        f"{moved} of {_n(r['n'])} in-scope calls lie between a month's UTC midnight and its "
+        f"local midnight. A monthly figure computed in UTC would put them in the wrong month.",
+        {"zone": zone.key, "calls": _n(r["n"]), "moved": moved, "month_starts": boundaries},
+    )
+
+
+def _offset_text(offset: Any) -> str:
+    if offset is None:
+        return ""
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "−"
+    h, mm = divmod(abs(minutes), 60)
+    return f"{sign}{h:02d}:{mm:02d}"
+
+
+_TIME_POINTS = (
+    MeasurementPoint.SERVER_PROCESSING,
+    MeasurementPoint.TIME_TO_FIRST_TOKEN,
+    MeasurementPoint.FULL_RESPONSE,
+)
+
+
+def _task_time(
+    contract: Contract, traces: Traces, c: ir.Table, tasks: ir.Table
+) -> Iterable[Mismatch]:
+    """For each call-level time term: the share of task time its point covers, and the rest."""
+    terms = [(i, t) for i, t in enumerate(contract.latency) if t.measurement_point in _TIME_POINTS]
+    if not terms:
+        return
+    ok = succeeded(c)
+    per_call: dict[str, ir.Scalar] = {"llm_ms": c.duration_ms.sum()}
+    for i, term in terms:
+        value, src = point_value(c, term.measurement_point)
+        metered = in_scope(c, effective_scope(contract, term)) & ok & src.notnull()
+        per_call[f"cov{i}"] = value.sum(where=metered)
+        per_call[f"met{i}"] = c.duration_ms.sum(where=metered)
+        per_call[f"cli{i}"] = (metered & (src == "client")).sum()
+        if term.measurement_point is MeasurementPoint.SERVER_PROCESSING:
+            exact = metered & (src != "client")
+            per_call[f"net{i}"] = c.network_d.sum(where=exact)
+            per_call[f"que{i}"] = c.queue_ms.sum(where=exact)
+    by_call = c.group_by("task_id").aggregate(**per_call)
+    s = traces.spans
+    by_span = s.group_by("task_id").aggregate(
+        tools_ms=s.duration_ms.sum(where=s.kind == "tool"),
+        retrieval_ms=s.duration_ms.sum(where=s.kind == "retrieval"),
+    )
+    tt = tasks.filter(tasks.task_ms.notnull()).select("task_id", "task_ms")
+    j = tt.left_join(by_call, "task_id").drop("task_id_right")
+    j = j.left_join(by_span, "task_id").drop("task_id_right")
+    sums: dict[str, ir.Scalar] = {"tasks": j.count(), "task_ms": j.task_ms.sum()}
+    for name in ("llm_ms", "tools_ms", "retrieval_ms", *list(per_call)[1:]):
+        sums[name] = j[name].fill_null(0.0).sum()
+    r = _row(j, **sums)
+    total = _f(r["task_ms"]) or 0.0
+    if total <= 0:
+        return
+    llm, tools, retrieval = (_f(r[k]) or 0.0 for k in ("llm_ms", "tools_ms", "retrieval_ms"))
+    for i, term in terms:
+        covered, metered = _f(r[f"cov{i}"]) or 0.0, _f(r[f"met{i}"]) or 0.0
+        if metered <= 0:
+            continue  # nothing metered at this point: point_not_recorded / scope say why
+        parts: dict[str, float] = {}
+        if term.measurement_point is MeasurementPoint.SERVER_PROCESSING:
+            parts["network"] = _f(r[f"net{i}"]) or 0.0
+            parts["queue"] = _f(r[f"que{i}"]) or 0.0
+        elif term.measurement_point is MeasurementPoint.TIME_TO_FIRST_TOKEN:
+            parts["generation after first token"] = max(metered - covered, 0.0)
+        parts["unmetered calls"] = max(llm - metered, 0.0)
+        parts["tools"] = tools
+        parts["retrieval"] = retrieval
+        rest = total - covered - sum(parts.values())
+        parts["gaps"] = max(rest, 0.0)
+        shares = {k: v / total for k, v in parts.items()}
+        cov_share = covered / total
+        shown = sorted(
+            ((k, v) for k, v in shares.items() if v >= _SHARE_SHOWN), key=lambda kv: -kv[1]
+        )
+        title = f"{term.measurement_point} covers {_pct(cov_share)} of task time"
+        if shown:
+            title += "; " + ", ".join(f"{k} {_pct(v)}" for k, v in shown)
+        yield Mismatch(
+            Code.UNCOVERED_TASK_TIME,
+            Severity.MEDIUM if cov_share < 0.5 else Severity.LOW,
+            term.id,
+            f"{term.id}: {title}",
+            f"Over {_n(r['tasks'])} tasks with a task time, the contracted point "
+            f"({term.measurement_point}) covers {_pct(cov_share)} of the time users wait; the "
+            "rest is not protected by this term: "
+            + ", ".join(f"{k} {_pct(v)}" for k, v in shown or shares.items())
+            + ". 'unmetered calls' are model calls outside the term (out of scope, failed, or "
+            "without the metric); 'gaps' is time between spans."
+            + (" Spans overlap (parallel calls), so shares sum past 100 %." if rest < 0 else "")
+            + (
+                f" Server processing is known only at the client for {_n(r[f'cli{i}'])} "
+                "calls, counted at their full client duration: the covered share is an upper "
+                "bound."
+                if _n(r.get(f"cli{i}"))
+                else ""
+            ),
+            {
+                "tasks": _n(r["tasks"]),
+                "task_ms": total,
+                "covered": cov_share,
+                "shares": shares,
+                "point": str(term.measurement_point),
+            },
+        )
