@@ -271,6 +271,126 @@ def generate(
     err.print(f"wrote {output}: {table.num_rows} spans, {tasks} tasks, {days} days ({fmt.value})")
 
 
+# --------------------------------------------------------------------------------------------
+# Matcher, evaluator, budget
+
+
+class ReportFormat(StrEnum):
+    table = "table"
+    json = "json"
+    md = "md"
+
+
+FormatOpt3 = Annotated[ReportFormat, typer.Option("--format", help="table, json or md.")]
+ContractArg = Annotated[Path, typer.Argument(help="Contract YAML file.")]
+TracesArg = Annotated[list[Path], typer.Argument(help="Trace files (format detected).")]
+
+
+@app.command()
+@handles_input_errors
+def fields(
+    contract: ContractArg,
+    traces: TracesArg,
+    fmt: FormatOpt3 = ReportFormat.table,
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+) -> None:
+    """The eight-item field check: can these traces measure what the contract meters?
+
+    Exit 0 when every item is measurable (or derivable), 1 when a gap remains.
+    """
+    from slacheck.console import field_check_tables
+    from slacheck.contract.load import load_contract
+    from slacheck.match.fields import check_fields, to_markdown
+
+    c = load_contract(contract)
+    result = check_fields(c, _ingest(traces, trace_format, mapping, engine))
+    if fmt is ReportFormat.json:
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    elif fmt is ReportFormat.md:
+        sys.stdout.write(to_markdown(result))
+    else:
+        for table in field_check_tables(result):
+            out.print(table)
+    raise typer.Exit(EXIT_OK if result.ok else EXIT_FINDINGS)
+
+
+@app.command()
+@handles_input_errors
+def check(
+    contract: ContractArg,
+    traces: TracesArg,
+    period: Annotated[
+        str | None,
+        typer.Option("--period", help="A month (2026-07) or quarter (2026-Q3), contract zone."),
+    ] = None,
+    fmt: FormatOpt3 = ReportFormat.table,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write JUnit XML to this file.")
+    ] = None,
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+) -> None:
+    """Verdict per term and calendar window. Exit 0 all met, 1 otherwise, 2 bad input."""
+    from slacheck.console import evaluation_table
+    from slacheck.contract.load import load_contract
+    from slacheck.evaluate import evaluate
+    from slacheck.render.junit import to_junit
+    from slacheck.render.markdown import evaluation_markdown
+
+    c = load_contract(contract)
+    loaded = _ingest(traces, trace_format, mapping, engine)
+    with err.status("checking terms…"):
+        result = evaluate(c, loaded, period=period)
+    if junit is not None:
+        junit.write_text(to_junit(result), encoding="utf-8")
+    if fmt is ReportFormat.json:
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    elif fmt is ReportFormat.md:
+        sys.stdout.write(evaluation_markdown(result))
+    else:
+        out.print(evaluation_table(result))
+    raise typer.Exit(result.exit_code)
+
+
+@app.command()
+@handles_input_errors
+def budget(
+    traces: TracesArg,
+    what_if: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--what-if",
+            help="steps=0.5, parallel-tools, network=20 (ms per call), utilisation=0.85->0.5. "
+            "Repeat for several.",
+        ),
+    ] = None,
+    fmt: FormatOpt3 = ReportFormat.table,
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+) -> None:
+    """Where task time goes (model, network, tool, queue, retries, gaps), and what-ifs."""
+    from slacheck.budget import analyse, parse_what_if, to_markdown
+
+    scenarios = [parse_what_if(spec) for spec in (what_if or [])]
+    result = analyse(_ingest(traces, trace_format, mapping, engine))
+    projections = [s.apply(result) for s in scenarios]
+    if fmt is ReportFormat.json:
+        data = {**result.to_dict(), "what_if": [p.to_dict() for p in projections]}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        from rich.markdown import Markdown
+
+        text = to_markdown(result, projections)
+        if fmt is ReportFormat.md:
+            sys.stdout.write(text)
+        else:
+            out.print(Markdown(text))
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

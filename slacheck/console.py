@@ -12,6 +12,8 @@ from rich.text import Text
 if TYPE_CHECKING:
     from slacheck.contract.load import LoadedContract
     from slacheck.contract.review import Finding
+    from slacheck.evaluate import Evaluation
+    from slacheck.match.fields import FieldCheck
     from slacheck.trace.inspect import TraceSummary
 
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
@@ -65,3 +67,93 @@ def summary_tables(summary: TraceSummary) -> list[Table]:
         frac = "—" if c.fraction is None else f"{c.fraction:.1%}"
         cov.add_row(c.field, f"{c.non_null:,}", f"{c.applicable:,}", frac)
     return [head, cov]
+
+
+_STATUS_STYLE = {
+    "measurable": "green",
+    "derivable": "green",
+    "partial": "yellow",
+    "not_measurable": "bold red",
+    "no_data": "yellow",
+    "not_applicable": "dim",
+    "met": "green",
+    "breached": "bold red",
+    "indeterminate": "yellow",
+}
+
+
+def _styled(value: str) -> str:
+    style = _STATUS_STYLE.get(value, "")
+    return f"[{style}]{value}[/]" if style else value
+
+
+def field_check_tables(check: FieldCheck) -> list[Table | Group]:
+    """The eight items, then how to close each gap (schema changes first), then mismatches."""
+    items = Table(title="Eight-item field check")
+    items.add_column("#", justify="right")
+    items.add_column("item")
+    items.add_column("numerator / denominator", justify="right")
+    items.add_column("ratio", justify="right")
+    items.add_column("status")
+    for it in check.items:
+        ratio = "—" if it.ratio is None else f"{it.ratio:.1%}"
+        items.add_row(
+            str(it.item),
+            it.name,
+            f"{it.numerator:,} / {it.denominator:,}",
+            ratio,
+            _styled(str(it.status)),
+        )
+    parts: list[Table | Group] = [items]
+    gaps = check.gaps()
+    if gaps:
+        blocks = [Text("\nHow to close the gaps (schema changes first)", style="bold")]
+        for it in gaps:
+            block = Text()
+            block.append(f"{it.item}. {it.name}", style="bold")
+            block.append(f"  [{it.status}]\n", style=_STATUS_STYLE.get(str(it.status), ""))
+            block.append(f"   criterion: {it.criterion}\n")
+            block.append(f"   → {it.fix}\n", style="green")
+            blocks.append(block)
+        parts.append(Group(*blocks))
+    if check.mismatches:
+        blocks = [Text("\nMetering mismatches", style="bold")]
+        for m in check.mismatches:
+            block = Text()
+            block.append(f"{m.code} ", style="bold")
+            block.append(f"{m.severity}", style=_SEVERITY_STYLE.get(str(m.severity), ""))
+            block.append(f"  {m.term_id or ''}\n")
+            block.append(f"   {m.title}\n", style="bold")
+            block.append(f"   {m.detail}\n")
+            blocks.append(block)
+        parts.append(Group(*blocks))
+    return parts
+
+
+def evaluation_table(evaluation: Evaluation) -> Table:
+    """One row per term and window: verdict, observed, criterion, counts, examples."""
+    c = evaluation.counts()
+    title = (
+        f"{evaluation.contract.contract.id}: "
+        + ", ".join(f"{n} {v}" for v, n in c.items() if n)
+        + f" ({evaluation.engine})"
+    )
+    table = Table(title=title, show_lines=True)
+    for col in ("term", "window", "verdict", "observed", "good / total", "criterion", "examples"):
+        table.add_column(col, overflow="fold")
+    for r in evaluation.results:
+        observed = "—" if r.observed is None else f"{r.observed:,.2f} {r.unit}"
+        window = r.window + (" (partial)" if r.partial_window else "")
+        criterion = Text(r.criterion)
+        if r.notes:
+            criterion.append("\n" + "\n".join(r.notes), style="dim")
+        table.add_row(
+            r.term_id,
+            window,
+            _styled(str(r.verdict)),
+            observed,
+            f"{r.good:,} / {r.total:,}",
+            criterion,
+            Text("\n".join(r.examples)),
+        )
+    return table

@@ -664,7 +664,8 @@ def _window_coverage(contract: Contract, c: ir.Table, rng: Range) -> Iterable[Mi
                 Code.WINDOW_COVERAGE,
                 Severity.MEDIUM,
                 ", ".join(who),
-                f"{w.label}: the traces cover {with_calls} of {window_days} days",
+                f"{w.label}: the traces cover {with_calls} of {window_days} days"
+                + ("" if with_calls < window_days else f" ({covered:.1f} days of time)"),
                 f"The {kind} window {w.label} ({w.zone}) has {window_days} days; in-scope calls "
                 f"fall on {with_calls} of them, between {first:%Y-%m-%d %H:%M} and "
                 f"{last:%Y-%m-%d %H:%M}. A verdict for this window covers part of it and says "
