@@ -66,7 +66,10 @@ def evaluate(
 ) -> Evaluation:
     """Check ``contract`` against ``traces``. ``period``: `2026-07` or `2026-Q3` (contract zone)."""
     registry = load_builtin_checks()
-    names = list(registry) if only is None else list(only)
+    # report order: latency first, then the clauses in the order DOMAIN.md gives them
+    preferred = ["latency", "regions", "peak", "rate_limit", "availability"]
+    default = [n for n in preferred if n in registry] + [n for n in registry if n not in preferred]
+    names = default if only is None else list(only)
     unknown = [n for n in names if n not in registry]
     if unknown:
         raise UsageError(f"unknown check(s) {', '.join(unknown)}; known: {', '.join(registry)}")

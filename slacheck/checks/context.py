@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -9,6 +10,7 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.contract.model import Contract, Window
+from slacheck.engine import Engine, engine_of
 from slacheck.match import derive
 from slacheck.trace.ingest import Traces
 from slacheck.verdict import MAX_EXAMPLES
@@ -30,8 +32,16 @@ class CheckContext:
 
     @cached_property
     def calls(self) -> ir.Table:
-        """All model calls with derived columns (see match.derive.calls), not yet scoped."""
-        return derive.calls(self.traces)
+        """All model calls with derived columns (see match.derive.calls), not yet scoped.
+
+        Computed once in the engine: the derived view is costly to compile, and every check
+        queries it several times."""
+        con = self.traces.backend
+        name = f"slacheck_calls_{uuid.uuid4().hex}"
+        view = derive.calls(self.traces)
+        if engine_of(con) is Engine.SPARK:
+            return con.create_table(name, view)
+        return con.create_table(name, view, temp=True)
 
     @cached_property
     def tasks(self) -> ir.Table:
@@ -77,15 +87,23 @@ class CheckContext:
         ex = self.contract.exclusions
         cases: list[tuple[ir.BooleanValue, ir.StringValue]] = []
         if self.maintenance:
-            cases.append((in_intervals_expr(c.start_us, self.maintenance), ibis.literal("maintenance")))
+            cases.append(
+                (in_intervals_expr(c.start_us, self.maintenance), ibis.literal("maintenance"))
+            )
         if ex.max_input_tokens is not None:
             cases.append(
-                ((c.input_tokens > ex.max_input_tokens).fill_null(False), ibis.literal("long_input"))
+                (
+                    (c.input_tokens > ex.max_input_tokens).fill_null(False),
+                    ibis.literal("long_input"),
+                )
             )
         if ex.downgraded_service_tiers:
             tiers = [t.lower() for t in ex.downgraded_service_tiers]
             cases.append(
-                (c.service_tier.lower().isin(tiers).fill_null(False), ibis.literal("downgraded_tier"))
+                (
+                    c.service_tier.lower().isin(tiers).fill_null(False),
+                    ibis.literal("downgraded_tier"),
+                )
             )
         if ex.customer_errors:
             client_error = (c.http_status >= 400) & (c.http_status < 500) & (c.http_status != 429)
@@ -100,7 +118,9 @@ class CheckContext:
         return marked.filter(marked._ex.notnull()).select("task_id").distinct()
 
 
-def example_ids(t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None) -> tuple[str, ...]:
+def example_ids(
+    t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None
+) -> tuple[str, ...]:
     """A few task ids where ``cond`` holds: by the largest ``worst_first`` column, then by id."""
     hits = t.filter(cond)
     if worst_first is None:

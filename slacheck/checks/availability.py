@@ -1,0 +1,167 @@
+"""Availability: the share of in-scope, non-excluded model calls that did not fail, and credits.
+
+A call fails as the contract's ``availability.failures`` says: a server error (status ``error``
+with HTTP ≥ 500, or no HTTP status recorded), a timeout, or a throttled call while traffic was
+within the contracted rate limit (see ``checks.ratelimit``; with no rate limit every throttled
+call counts). Calls the contract excludes (maintenance, long inputs, downgraded tiers, customer
+errors) are neither good nor total. The credit is the tier whose [from, to) band holds the
+observed availability, capped by ``cap_percent``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import ibis
+import ibis.expr.types as ir
+
+from slacheck.checks import check
+from slacheck.checks.context import CheckContext
+from slacheck.checks.peak import as_count, by_window, examples_by_window, materialise, scoped_calls
+from slacheck.checks.ratelimit import under_limit_expr
+from slacheck.contract.model import Availability, Contract, Credits
+from slacheck.verdict import TermResult, Verdict
+from slacheck.windows import CalendarWindow, from_us
+
+
+def failed_expr(ctx: CheckContext, c: ir.Table) -> ir.BooleanValue:
+    """Per call: it counts as failed under the contract's failure definition."""
+    spec = ctx.contract.availability
+    assert spec is not None
+    f = spec.failures
+    failed: ir.BooleanValue = ibis.literal(False)
+    if f.server_errors:
+        failed |= (c.status == "error") & ((c.http_status >= 500) | c.http_status.isnull())
+    if f.timeouts:
+        failed |= c.status == "timeout"
+    if f.throttling_below_limit:
+        failed |= (c.status == "throttled") & under_limit_expr(ctx, c).fill_null(False)
+    return failed.fill_null(False)
+
+
+def credit_for(credits: Credits, observed: float) -> float:
+    """The credit (% of the monthly fee) for an availability: its tier's, capped; else 0."""
+    pct = 0.0
+    for tier in credits.tiers:
+        if tier.from_percent <= observed < tier.to_percent:
+            pct = tier.credit_percent
+    if credits.cap_percent is not None:
+        pct = min(pct, credits.cap_percent)
+    return pct
+
+
+def claim_deadline(credits: Credits, contract: Contract, w: CalendarWindow) -> str | None:
+    """The window's end date in the contract zone plus the claim period, as an ISO date."""
+    if credits.claim_deadline_days is None:
+        return None
+    end = from_us(w.end_us, contract.zone).date()
+    return (end + dt.timedelta(days=credits.claim_deadline_days)).isoformat()
+
+
+def _criterion(spec: Availability) -> str:
+    f = spec.failures
+    kinds = [
+        name
+        for name, on in (
+            ("server errors (5xx)", f.server_errors),
+            ("timeouts", f.timeouts),
+            ("throttling within the rate limit", f.throttling_below_limit),
+        )
+        if on
+    ]
+    text = f"availability ≥ {spec.target_percent:g} % of in-scope calls; failed: "
+    text += ", ".join(kinds) if kinds else "nothing"
+    if spec.min_samples is not None:
+        text += f"; ≥ {spec.min_samples} calls"
+    return text
+
+
+def _window_result(
+    ctx: CheckContext,
+    spec: Availability,
+    w: CalendarWindow,
+    r: dict[str, Any],
+    excluded: dict[str, int],
+    examples: tuple[str, ...],
+) -> TermResult:
+    total, failed = as_count(r.get("total")), as_count(r.get("failed"))
+    notes: list[str] = []
+    if spec.failures.throttling_below_limit and ctx.contract.rate_limit is None:
+        notes.append("the contract has no rate limit, so every throttled call counts as failed")
+    details: dict[str, Any] = {"failed": failed}
+    for k in ("error_calls", "timeout_calls", "throttled_calls"):
+        details[k] = as_count(r.get(k))
+
+    def result(verdict: Verdict, observed: float | None, lead: str = "") -> TermResult:
+        return TermResult(
+            term_id="availability",
+            kind="availability",
+            window=w.label,
+            verdict=verdict,
+            observed=observed,
+            unit="%",
+            criterion=_criterion(spec),
+            good=total - failed,
+            total=total,
+            examples=examples,
+            notes=tuple([lead, *notes] if lead else notes),
+            excluded=excluded,
+            partial_window=ctx.partial(w),
+            details=details,
+        )
+
+    if total == 0:
+        return result(Verdict.NO_DATA, None, "no in-scope, non-excluded model calls in the window")
+    if spec.min_samples is not None and total < spec.min_samples:
+        return result(
+            Verdict.NO_DATA, None, f"{total} calls, fewer than the minimum of {spec.min_samples}"
+        )
+    # One correctly rounded division, so 999 of 1000 reads exactly as the literal 99.9.
+    observed = 100.0 * (total - failed) / total
+    credits = ctx.contract.credits
+    if credits is not None:
+        details["credit_percent"] = credit_for(credits, observed)
+        details["claim_deadline"] = claim_deadline(credits, ctx.contract, w)
+    verdict = Verdict.MET if observed >= spec.target_percent else Verdict.BREACHED
+    return result(verdict, observed)
+
+
+@check("availability")
+def availability(ctx: CheckContext) -> list[TermResult]:
+    """Per availability window: the share of counted calls that did not fail, and the credit."""
+    spec = ctx.contract.availability
+    if spec is None:
+        return []
+    windows = ctx.windows(spec.window)
+    c = scoped_calls(ctx, windows)
+    m = materialise(ctx, c.mutate(excluded=ctx.exclusion_reason(c), failed=failed_expr(ctx, c)))
+    counted = m.filter(m.excluded.isnull())
+    rows = by_window(
+        counted,
+        total=counted.count(),
+        failed=counted.failed.sum(),
+        error_calls=(counted.status == "error").sum(),
+        timeout_calls=(counted.status == "timeout").sum(),
+        throttled_calls=(counted.status == "throttled").sum(),
+    )
+    ex = m.filter(m.excluded.notnull())
+    ex_df = ex.group_by(["window", "excluded"]).aggregate(n=ex.count()).execute()
+    excluded: dict[str, dict[str, int]] = {}
+    for w, reason, n in zip(ex_df["window"], ex_df["excluded"], ex_df["n"], strict=True):
+        excluded.setdefault(str(w), {})[str(reason)] = int(n)
+    examples = examples_by_window(counted, counted.failed)
+    return [
+        _window_result(
+            ctx,
+            spec,
+            w,
+            rows.get(w.label, {}),
+            excluded.get(w.label, {}),
+            examples.get(w.label, ()),
+        )
+        for w in windows
+    ]
+
+
+__all__ = ["availability", "claim_deadline", "credit_for", "failed_expr"]

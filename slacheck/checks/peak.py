@@ -1,0 +1,420 @@
+"""Peak: which minutes were peak, and whether the vendor degraded at peak as the contract says.
+
+A peak minute is a UTC-aligned minute (``floor(start_us / 60 s)``) of in-scope model calls that
+meets the contract's definition: more calls than ``requests_per_minute`` (request_rate), calls
+above ``percent`` % of the contracted capacity (utilisation), or one of the busiest ``percent`` %
+of the minutes with traffic in the calendar month, ties broken by the earlier minute, rounded up
+so a month with traffic always has a peak minute (busiest_minutes).
+
+What happened at peak is read from the calls themselves: a model other than the one requested
+answered (``response_model`` ≠ ``request_model``, dated snapshots ignored), the answer came from
+a response cache (``response_cached``), or the call waited in a queue (``queue_ms``). Whether
+that degradation matches the written policy is the verdict; with no policy written it cannot be
+judged, only reported.
+
+The helpers at the top (grouped per-window aggregates, percentiles and examples, one query for
+all windows) serve the regions, rate-limit and availability checks too.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ibis
+import ibis.expr.types as ir
+
+from slacheck.checks import check
+from slacheck.checks.context import CheckContext
+from slacheck.contract.model import (
+    BusiestMinutesPeak,
+    Peak,
+    RequestRatePeak,
+    UtilisationPeak,
+    Window,
+)
+from slacheck.engine import Engine, engine_of
+from slacheck.match.derive import in_scope, model_base, succeeded
+from slacheck.verdict import MAX_EXAMPLES, TermResult, Verdict
+from slacheck.windows import CalendarWindow, window_label_expr
+
+MINUTE_US = 60_000_000
+# Rounding guard for ceil(): 10 % of 30 minutes is 3, not 4 through float error.
+_EPS = 1e-9
+
+# ---------------------------------------------------------------------------------------------
+# Per-window helpers: every query groups by the ``window`` label, so a check costs the same
+# number of queries for one month as for a quarter's three.
+
+
+def materialise(ctx: CheckContext, t: ir.Table) -> ir.Table:
+    """Compute ``t`` once in the engine: the derived call view is costly to compile, and each
+    check queries it several times."""
+    con = ctx.traces.backend
+    name = f"slacheck_check_{uuid.uuid4().hex}"
+    if engine_of(con) is Engine.SPARK:
+        return con.create_table(name, t)
+    return con.create_table(name, t, temp=True)
+
+
+def scoped_calls(ctx: CheckContext, windows: Sequence[CalendarWindow]) -> ir.Table:
+    """In-scope model calls that start in one of ``windows``, labelled with it (``window``)."""
+    c = ctx.calls
+    c = c.filter(in_scope(c, ctx.contract.scope))
+    c = c.mutate(window=window_label_expr(c.start_us, windows))
+    return c.filter(c["window"].notnull())
+
+
+def as_count(value: Any) -> int:
+    """An aggregate count from pandas: None/NaN (no rows) is 0."""
+    return 0 if value is None or value != value else int(value)
+
+
+def by_window(t: ir.Table, **aggregates: ir.Value) -> dict[str, dict[str, Any]]:
+    """``aggregates`` per window label (windows without rows are absent)."""
+    df = t.group_by("window").aggregate(**aggregates).execute()
+    return {str(r["window"]): r for r in df.to_dict("records")}
+
+
+def percentile_by_window(
+    t: ir.Table, column: str, percentile: float, where: ir.BooleanValue | None = None
+) -> dict[str, float]:
+    """The nearest-rank percentile (k = ceil(p·n/100), at least 1) of a column's non-null
+    values where ``where`` holds, per window."""
+    cond = t[column].notnull() if where is None else t[column].notnull() & where
+    v = t.filter(cond)
+    ranked = v.select(
+        "window",
+        _v=v[column],
+        # row_number counts from 0; ties in value are interchangeable
+        _rn=ibis.row_number().over(ibis.window(group_by=v["window"], order_by=v[column])),
+        _n=v[column].count().over(ibis.window(group_by=v["window"])),
+    )
+    k = ibis.greatest((ranked._n * (percentile / 100.0) - _EPS).ceil(), 1)
+    df = ranked.filter(ranked._rn == k - 1).select("window", "_v").execute()
+    return {str(w): float(x) for w, x in zip(df["window"], df["_v"], strict=True)}
+
+
+def examples_by_window(
+    t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None
+) -> dict[str, tuple[str, ...]]:
+    """A few task ids per window where ``cond`` holds: largest ``worst_first`` first, then id.
+
+    The per-window twin of ``context.example_ids``."""
+    hits = t.filter(cond)
+    if worst_first is None:
+        g = hits.select("window", "task_id").distinct()
+        order: list[Any] = [g.task_id]
+    else:
+        g = hits.group_by(["window", "task_id"]).aggregate(_w=hits[worst_first].max())
+        order = [ibis.desc(g._w), g.task_id]
+    ranked = g.mutate(_i=ibis.row_number().over(ibis.window(group_by=g["window"], order_by=order)))
+    df = ranked.filter(ranked._i < MAX_EXAMPLES).order_by(["window", "_i"]).execute()
+    out: dict[str, list[str]] = {}
+    for w, task in zip(df["window"], df["task_id"], strict=True):
+        out.setdefault(str(w), []).append(str(task))
+    return {w: tuple(ids) for w, ids in out.items()}
+
+
+def top_by_window(
+    t: ir.Table, cond: ir.BooleanValue, key: str, n: int = 10
+) -> dict[str, dict[str, int]]:
+    """Calls per ``key`` value where ``cond`` holds, the ``n`` most frequent per window."""
+    hits = t.filter(cond)
+    g = hits.group_by(["window", key]).aggregate(_n=hits.count())
+    ranked = g.mutate(
+        _i=ibis.row_number().over(
+            ibis.window(group_by=g["window"], order_by=[ibis.desc(g._n), g[key]])
+        )
+    )
+    df = ranked.filter(ranked._i < n).order_by(["window", "_i"]).execute()
+    out: dict[str, dict[str, int]] = {}
+    for w, k, c in zip(df["window"], df[key], df["_n"], strict=True):
+        out.setdefault(str(w), {})[str(k)] = int(c)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Peak minutes
+
+
+def minute_expr(ts_us: ir.IntegerValue) -> ir.IntegerValue:
+    """The UTC-aligned minute a timestamp falls in (minutes since the Unix epoch)."""
+    return ts_us // MINUTE_US
+
+
+def minute_counts(ctx: CheckContext) -> ir.Table:
+    """In-scope model calls per minute with traffic: ``minute``, ``calls``, ``window`` (month)."""
+    c = ctx.calls
+    c = c.filter(in_scope(c, ctx.contract.scope))
+    m = c.mutate(minute=minute_expr(c.start_us))
+    g = m.group_by("minute").aggregate(calls=m.count())
+    return g.mutate(
+        window=window_label_expr(g.minute * MINUTE_US, ctx.windows(Window.CALENDAR_MONTH))
+    )
+
+
+def peak_minutes(ctx: CheckContext) -> ir.Table | None:
+    """The peak minutes (``minute``, ``calls``, ``window``), or None without a peak definition."""
+    if ctx.contract.peak is None:
+        return None
+    g = minute_counts(ctx)
+    d = ctx.contract.peak.definition
+    if isinstance(d, RequestRatePeak):
+        return g.filter(g.calls > d.requests_per_minute)
+    if isinstance(d, UtilisationPeak):
+        # calls / capacity > percent / 100, multiplied out so 85 of 100 is not above 85 %
+        return g.filter(g.calls * 100 > d.percent * d.capacity_requests_per_minute)
+    ranked = g.mutate(
+        _rank=ibis.row_number().over(
+            ibis.window(group_by=g["window"], order_by=[ibis.desc(g.calls), g.minute])
+        ),
+        _n=g.calls.count().over(ibis.window(group_by=g["window"])),
+    )
+    keep = (ranked._n * (d.percent / 100.0) - _EPS).ceil()
+    return ranked.filter(ranked._rank < keep).drop("_rank", "_n")
+
+
+def at_peak_expr(ctx: CheckContext, calls: ir.Table) -> ir.BooleanValue:
+    """Per call of ``calls``: it started in a peak minute (always False without a definition)."""
+    pm = peak_minutes(ctx)
+    if pm is None:
+        return ibis.literal(False)
+    return minute_expr(calls.start_us).isin(pm.minute)
+
+
+def definition_text(peak: Peak) -> str:
+    d = peak.definition
+    if isinstance(d, RequestRatePeak):
+        return f"peak: minutes with > {d.requests_per_minute:g} calls"
+    if isinstance(d, UtilisationPeak):
+        return (
+            f"peak: minutes above {d.percent:g} % of {d.capacity_requests_per_minute:g} calls/min"
+        )
+    assert isinstance(d, BusiestMinutesPeak)
+    return f"peak: the busiest {d.percent:g} % of minutes with traffic in the month"
+
+
+# ---------------------------------------------------------------------------------------------
+# The check
+
+
+@dataclass(frozen=True, slots=True)
+class _Policy:
+    name: str  # smaller_model | cache | queue | none
+    criterion: str
+    #: the peak call shows whether the policy was kept
+    observable: ir.BooleanValue
+    #: …and it was kept
+    complies: ir.BooleanValue
+    worst_first: str | None
+    #: the columns a peak call must record for the policy to be checked
+    signal: str
+
+
+def _policy(peak: Peak, c: ir.Table) -> _Policy:
+    other, cached = c.other_model, c.cached
+    model_known = c.served_model.notnull() & c.requested.notnull()
+    deg = peak.degradation
+    models = "response_model and request_model"
+    if deg is None:
+        return _Policy(
+            "none", "no degradation policy written", ibis.literal(True), ~other & ~cached, None, ""
+        )
+    if deg.queue is not None:
+        wait = deg.queue.max_wait_ms
+        return _Policy(
+            "queue",
+            f"every peak call queued ≤ {wait:g} ms, no other model, no cached answer",
+            c.queue_ms.notnull() | other | cached,
+            (c.queue_ms <= wait).fill_null(True) & ~other & ~cached,
+            "queue_ms",
+            "queue_ms",
+        )
+    if deg.smaller_model is not None:
+        fallback = model_base(deg.smaller_model.fallback_model)
+        return _Policy(
+            "smaller_model",
+            f"every peak call answered by the requested model or {fallback}",
+            model_known,
+            (c.served_model == c.requested) | (c.served_model == fallback),
+            None,
+            models,
+        )
+    return _Policy(
+        "cache",
+        "peak calls answered from the cache or by the requested model, never another model",
+        model_known,
+        ~other,
+        None,
+        models,
+    )
+
+
+def _observed_text(r: dict[str, Any], q_p95: float | None) -> str:
+    parts = [
+        f"{as_count(r.get('peak_other'))} calls answered by a model other than the one requested",
+        f"{as_count(r.get('peak_cached'))} answered from a response cache",
+    ]
+    q_known = as_count(r.get("q_known"))
+    if q_known:
+        parts.append(
+            f"queue wait p95 {q_p95:g} ms, max {float(r['q_max']):g} ms over {q_known} calls"
+        )
+    else:
+        parts.append("no queue wait recorded")
+    return "; ".join(parts)
+
+
+def _window_result(
+    ctx: CheckContext,
+    peak: Peak,
+    pol: _Policy,
+    w: CalendarWindow,
+    r: dict[str, Any],
+    pct: dict[str, float | None],
+    examples: tuple[str, ...],
+) -> TermResult:
+    calls, minutes = as_count(r.get("calls")), as_count(r.get("peak_minutes"))
+    total, good = as_count(r.get("total")), as_count(r.get("good"))
+    q_known = as_count(r.get("q_known"))
+    q_max = float(r["q_max"]) if q_known else None
+    details: dict[str, Any] = {
+        "policy": pol.name,
+        "calls": calls,
+        "peak_minutes": minutes,
+        "calls_at_peak": as_count(r.get("peak_calls")),
+        "p95_ms_at_peak": pct["p95_ms_at_peak"],
+        "p95_ms_off_peak": pct["p95_ms_off_peak"],
+        "other_model_at_peak": as_count(r.get("peak_other")),
+        "other_model_off_peak": as_count(r.get("off_other")),
+        "cached_at_peak": as_count(r.get("peak_cached")),
+        "cached_off_peak": as_count(r.get("off_cached")),
+        "queue_recorded_at_peak": q_known,
+        "queue_p95_ms_at_peak": pct["queue_p95_ms_at_peak"],
+        "queue_max_ms_at_peak": q_max,
+    }
+    notes: list[str] = []
+    off_other = details["other_model_off_peak"]
+    if off_other:
+        notes.append(
+            f"degradation outside peak: {off_other} off-peak calls were answered by a model "
+            "other than the one requested"
+        )
+
+    def result(verdict: Verdict, observed: float | None, lead: str | None = None) -> TermResult:
+        empty = verdict in (Verdict.NO_DATA, Verdict.NOT_MEASURABLE)
+        return TermResult(
+            term_id="peak",
+            kind="peak",
+            window=w.label,
+            verdict=verdict,
+            observed=observed,
+            unit="calls",
+            criterion=f"{pol.criterion}; {definition_text(peak)} (UTC minutes, in-scope calls)",
+            good=0 if verdict is Verdict.NO_DATA else good,
+            total=0 if verdict is Verdict.NO_DATA else total,
+            examples=() if empty or verdict is Verdict.MET else examples,
+            notes=tuple(notes if lead is None else [lead, *notes]),
+            partial_window=ctx.partial(w),
+            details=details,
+        )
+
+    if calls == 0:
+        return result(Verdict.NO_DATA, None, "no in-scope model calls in the window")
+    if minutes == 0:
+        return result(
+            Verdict.NO_DATA, None, f"no peak minutes in the window ({definition_text(peak)})"
+        )
+    observed = _observed_text(r, pct["queue_p95_ms_at_peak"])
+    if pol.name == "none":
+        lead = f"the policy is unwritten; observed at peak: {observed}"
+        return result(Verdict.INDETERMINATE, float(total - good), lead)
+    if pol.name == "cache":
+        notes.append("cache staleness (max_staleness_seconds) cannot be observed in traces")
+    if pol.name == "smaller_model" and details["cached_at_peak"]:
+        notes.append(f"{details['cached_at_peak']} peak calls were answered from a response cache")
+    if pol.name != "queue" and q_known:
+        notes.append(
+            f"queue wait at peak: p95 {pct['queue_p95_ms_at_peak']:g} ms, max {q_max:g} ms"
+        )
+    if total == 0:
+        lead = f"no peak call records {pol.signal}, so the {pol.name} policy cannot be checked"
+        return result(Verdict.NOT_MEASURABLE, None, lead)
+    if good < total:
+        return result(Verdict.BREACHED, float(total - good), f"observed at peak: {observed}")
+    return result(Verdict.MET, 0.0)
+
+
+@check("peak")
+def peak(ctx: CheckContext) -> list[TermResult]:
+    """Peak minutes per month, what degraded at peak, and whether that matches the policy."""
+    spec = ctx.contract.peak
+    if spec is None:
+        return []
+    windows = ctx.windows(Window.CALENDAR_MONTH)
+    c = scoped_calls(ctx, windows)
+    c = c.mutate(
+        minute=minute_expr(c.start_us),
+        at_peak=at_peak_expr(ctx, c),
+        other_model=(
+            c.served_model.notnull() & c.requested.notnull() & (c.served_model != c.requested)
+        ).fill_null(False),
+        cached=c.response_cached.fill_null(False),
+    )
+    m = materialise(ctx, c)
+    pol = _policy(spec, m)
+    ap = m.at_peak
+    rows = by_window(
+        m,
+        calls=m.count(),
+        peak_calls=ap.sum(),
+        peak_minutes=ap.ifelse(m.minute, None).nunique(),
+        peak_other=(ap & m.other_model).sum(),
+        off_other=(~ap & m.other_model).sum(),
+        peak_cached=(ap & m.cached).sum(),
+        off_cached=(~ap & m.cached).sum(),
+        q_known=(ap & m.queue_ms.notnull()).sum(),
+        q_max=ap.ifelse(m.queue_ms, None).max(),
+        total=(ap & pol.observable).sum(),
+        good=(ap & pol.observable & pol.complies).sum(),
+    )
+    ok = succeeded(m)  # as the latency meters count: status ok, or none recorded
+    pcts = {
+        "p95_ms_at_peak": percentile_by_window(m, "duration_ms", 95, ap & ok),
+        "p95_ms_off_peak": percentile_by_window(m, "duration_ms", 95, ~ap & ok),
+        "queue_p95_ms_at_peak": percentile_by_window(m, "queue_ms", 95, ap),
+    }
+    examples = examples_by_window(m, ap & pol.observable & ~pol.complies, pol.worst_first)
+    return [
+        _window_result(
+            ctx,
+            spec,
+            pol,
+            w,
+            rows.get(w.label, {}),
+            {k: v.get(w.label) for k, v in pcts.items()},
+            examples.get(w.label, ()),
+        )
+        for w in windows
+    ]
+
+
+__all__ = [
+    "MINUTE_US",
+    "as_count",
+    "at_peak_expr",
+    "by_window",
+    "definition_text",
+    "examples_by_window",
+    "materialise",
+    "minute_counts",
+    "minute_expr",
+    "peak",
+    "peak_minutes",
+    "percentile_by_window",
+    "scoped_calls",
+    "top_by_window",
+]

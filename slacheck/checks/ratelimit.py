@@ -1,0 +1,280 @@
+"""Rate limit: traffic per period on the contracted basis, and throttling while under the limit.
+
+Traffic is counted in UTC-aligned buckets of the contract's period (second, minute, hour, day)
+over in-scope model calls, on the contracted basis (限流口径):
+
+- ``per_request``: model calls started in the bucket, throttled ones and retries included (the
+  vendor's limiter sees every request);
+- ``per_task``: tasks (with at least one in-scope call) whose start falls in the bucket;
+- ``per_token``: input + output tokens of the calls started in the bucket. A call that was not
+  answered (throttled, error, timeout) and records no tokens counts as 0 tokens; an answered
+  call without token counts leaves its bucket undecided unless the known tokens already exceed
+  the limit.
+
+A bucket is under the limit when its count is at most the limit. A call throttled in a bucket
+under the limit is the vendor's breach. A burst allowance is not modelled.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import ibis
+import ibis.expr.types as ir
+
+from slacheck.checks import check
+from slacheck.checks.context import CheckContext
+from slacheck.checks.peak import (
+    as_count,
+    by_window,
+    examples_by_window,
+    materialise,
+    percentile_by_window,
+    scoped_calls,
+)
+from slacheck.contract.model import RateLimit, RateLimitBasis, Window
+from slacheck.match.derive import in_scope
+from slacheck.verdict import TermResult, Verdict
+from slacheck.windows import CalendarWindow, window_label_expr
+
+_UNIT = {
+    RateLimitBasis.PER_REQUEST: "requests",
+    RateLimitBasis.PER_TASK: "tasks",
+    RateLimitBasis.PER_TOKEN: "tokens",
+}
+
+
+def period_us(rl: RateLimit) -> int:
+    return rl.period.seconds * 1_000_000
+
+
+def bucket_expr(ts_us: ir.IntegerValue, rl: RateLimit) -> ir.IntegerValue:
+    """The UTC-aligned bucket of the contract's period that a timestamp falls in."""
+    return ts_us // period_us(rl)
+
+
+def _scoped(ctx: CheckContext) -> ir.Table:
+    c = ctx.calls
+    return c.filter(in_scope(c, ctx.contract.scope))
+
+
+def bucket_amounts(ctx: CheckContext, rl: RateLimit) -> ir.Table:
+    """Per bucket with traffic: ``bucket``, ``amount`` on the basis, ``unknown`` (calls whose
+    tokens are missing; always 0 unless per_token)."""
+    c = _scoped(ctx)
+    if rl.basis is RateLimitBasis.PER_TASK:
+        t = ctx.tasks
+        t = t.filter(t.task_id.isin(c.task_id))
+        b = t.mutate(bucket=bucket_expr(t.start_us, rl))
+        return b.group_by("bucket").aggregate(amount=b.count(), unknown=ibis.literal(0))
+    b = c.mutate(bucket=bucket_expr(c.start_us, rl))
+    if rl.basis is RateLimitBasis.PER_REQUEST:
+        return b.group_by("bucket").aggregate(amount=b.count(), unknown=ibis.literal(0))
+    tokens = b.input_tokens.fill_null(0) + b.output_tokens.fill_null(0)
+    missing = (b.status == "ok").fill_null(True) & (
+        b.input_tokens.isnull() | b.output_tokens.isnull()
+    )
+    return b.group_by("bucket").aggregate(amount=tokens.sum(), unknown=missing.sum())
+
+
+def under_limit_expr(ctx: CheckContext, calls: ir.Table) -> ir.BooleanValue:
+    """Per call of ``calls``: its bucket's count was within the contracted limit.
+
+    Null when that cannot be decided (per_token with answered calls lacking token counts).
+    Always True when the contract has no rate limit: every throttled call was then under it.
+    Counts come from all in-scope calls, whatever ``calls`` was filtered to, so a bucket that
+    straddles a month edge is counted whole.
+    """
+    rl = ctx.contract.rate_limit
+    if rl is None:
+        return ibis.literal(True)
+    g = bucket_amounts(ctx, rl)
+    b = bucket_expr(calls.start_us, rl)
+    over = g.filter(g.amount > rl.limit).bucket
+    undecided = g.filter((g.amount <= rl.limit) & (g.unknown > 0)).bucket
+    return ibis.cases(
+        (b.isin(over), ibis.literal(False)),
+        (b.isin(undecided), ibis.null().cast("boolean")),
+        else_=ibis.literal(True),
+    )
+
+
+def _criterion(rl: RateLimit) -> str:
+    return (
+        f"no call throttled while traffic was ≤ {rl.limit:g} {_UNIT[rl.basis]}/{rl.period} "
+        f"({rl.basis}, UTC-aligned {rl.period} buckets)"
+    )
+
+
+def _busiest(
+    g: ir.Table, rl: RateLimit, windows: list[CalendarWindow]
+) -> dict[str, tuple[float, str]]:
+    """Per window: the most traffic in one bucket starting in it, and when (UTC, ISO)."""
+    p = period_us(rl)
+    lab = g.mutate(window=window_label_expr(g.bucket * p, windows))
+    lab = lab.filter(lab["window"].notnull())
+    ranked = lab.mutate(
+        _i=ibis.row_number().over(
+            ibis.window(group_by=lab["window"], order_by=[ibis.desc(lab.amount), lab.bucket])
+        )
+    )
+    df = ranked.filter(ranked._i == 0).execute()
+    out: dict[str, tuple[float, str]] = {}
+    for w, amount, bucket in zip(df["window"], df["amount"], df["bucket"], strict=True):
+        start = dt.datetime.fromtimestamp(int(bucket) * p // 1_000_000, tz=dt.UTC)
+        out[str(w)] = (float(amount), start.isoformat().replace("+00:00", "Z"))
+    return out
+
+
+def _per_task_details(
+    rl: RateLimit, r: dict[str, Any], p95: float | None
+) -> tuple[dict[str, Any], list[str]]:
+    """Requests (and tokens) per task, and the limit restated per task or per request."""
+    tasks = as_count(r.get("tasks"))
+    details: dict[str, Any] = {"tasks": tasks}
+    notes: list[str] = []
+    if tasks == 0:
+        return details, notes
+    mean = float(r["mean"])
+    details["requests_per_task_mean"] = round(mean, 3)
+    details["requests_per_task_p95"] = p95
+    unit = f"/{rl.period}"
+    if rl.basis is RateLimitBasis.PER_REQUEST:
+        eq = rl.limit / mean
+        details["tasks_per_period_equivalent"] = round(eq, 3)
+        notes.append(
+            f"{rl.limit:g} requests{unit} is {eq:.4g} tasks{unit} at the observed "
+            f"{mean:.4g} model calls per task"
+        )
+        if rl.steps_per_task is not None:
+            at_steps = rl.limit / rl.steps_per_task
+            details["tasks_per_period_at_contract_steps"] = round(at_steps, 3)
+            notes.append(
+                f"at the contract's {rl.steps_per_task:g} steps per task it is "
+                f"{at_steps:.4g} tasks{unit}"
+            )
+    elif rl.basis is RateLimitBasis.PER_TASK:
+        eq = rl.limit * mean
+        details["requests_per_period_equivalent"] = round(eq, 3)
+        notes.append(
+            f"{rl.limit:g} tasks{unit} is about {eq:.4g} requests{unit} at the observed "
+            f"{mean:.4g} model calls per task"
+        )
+    else:
+        tok = float(r["tok"])
+        details["tokens_per_task_mean"] = round(tok, 3)
+        if tok > 0:
+            eq = rl.limit / tok
+            details["tasks_per_period_equivalent"] = round(eq, 3)
+            notes.append(
+                f"{rl.limit:g} tokens{unit} is {eq:.4g} tasks{unit} at the observed "
+                f"{tok:.4g} tokens per task"
+            )
+    return details, notes
+
+
+def _window_result(
+    ctx: CheckContext,
+    rl: RateLimit,
+    w: CalendarWindow,
+    r: dict[str, Any],
+    busiest: tuple[float, str] | None,
+    per_task: tuple[dict[str, Any], list[str]],
+    examples: dict[str, tuple[str, ...]],
+) -> TermResult:
+    calls, throttled = as_count(r.get("calls")), as_count(r.get("throttled"))
+    under, undecided = as_count(r.get("under")), as_count(r.get("undecided"))
+    details: dict[str, Any] = {
+        "basis": str(rl.basis),
+        "limit": rl.limit,
+        "period": str(rl.period),
+        "peak_observed": busiest[0] if busiest else None,
+        "peak_observed_at": busiest[1] if busiest else None,
+        "throttled_calls": throttled,
+        "throttled_under_limit": under,
+        "throttled_undecided": undecided,
+        **per_task[0],
+    }
+    notes = list(per_task[1])
+    if rl.burst is not None:
+        notes.append(f"the burst allowance ({rl.burst:g}) is not modelled: the limit alone is used")
+
+    def result(
+        verdict: Verdict, observed: float | None, lead: str, ex: tuple[str, ...] = ()
+    ) -> TermResult:
+        return TermResult(
+            term_id="rate_limit",
+            kind="rate_limit",
+            window=w.label,
+            verdict=verdict,
+            observed=observed,
+            unit="calls",
+            criterion=_criterion(rl),
+            good=calls - under,
+            total=calls,
+            examples=ex,
+            notes=tuple([lead, *notes] if lead else notes),
+            partial_window=ctx.partial(w),
+            details=details,
+        )
+
+    if calls == 0:
+        return result(Verdict.NO_DATA, None, "no in-scope model calls in the window")
+    if rl.basis is RateLimitBasis.PER_TOKEN and as_count(r.get("tokens_known")) == 0:
+        lead = "no call records token counts, so a per-token limit cannot be metered"
+        return result(Verdict.NOT_MEASURABLE, None, lead)
+    if under:
+        lead = f"{under} calls were throttled while traffic was within the limit"
+        return result(Verdict.BREACHED, float(under), lead, examples.get("under", ()))
+    if undecided:
+        lead = (
+            f"{undecided} throttled calls fall in periods whose token count is incomplete, so "
+            "whether traffic was within the limit cannot be decided"
+        )
+        return result(Verdict.INDETERMINATE, 0.0, lead, examples.get("undecided", ()))
+    return result(Verdict.MET, 0.0, "")
+
+
+@check("rate_limit")
+def rate_limit(ctx: CheckContext) -> list[TermResult]:
+    """Per month: peak traffic on the contracted basis and throttling within the limit."""
+    rl = ctx.contract.rate_limit
+    if rl is None:
+        return []
+    windows = ctx.windows(Window.CALENDAR_MONTH)
+    c = scoped_calls(ctx, windows)
+    m = materialise(ctx, c.mutate(under=under_limit_expr(ctx, c), thr=c.status == "throttled"))
+    thr = m.thr.fill_null(False)
+    rows = by_window(
+        m,
+        calls=m.count(),
+        throttled=thr.sum(),
+        under=(thr & m.under.fill_null(False)).sum(),
+        undecided=(thr & m.under.isnull()).sum(),
+        tokens_known=(m.input_tokens.notnull() | m.output_tokens.notnull()).sum(),
+    )
+    tokens = m.input_tokens.fill_null(0) + m.output_tokens.fill_null(0)
+    per = m.group_by(["window", "task_id"]).aggregate(n=m.count(), tokens=tokens.sum())
+    per_rows = by_window(per, tasks=per.count(), mean=per.n.mean(), tok=per.tokens.mean())
+    p95 = percentile_by_window(per, "n", 95)
+    busiest = _busiest(bucket_amounts(ctx, rl), rl, windows)
+    examples = {
+        "under": examples_by_window(m, thr & m.under.fill_null(False)),
+        "undecided": examples_by_window(m, thr & m.under.isnull()),
+    }
+    return [
+        _window_result(
+            ctx,
+            rl,
+            w,
+            rows.get(w.label, {}),
+            busiest.get(w.label),
+            _per_task_details(rl, per_rows.get(w.label, {}), p95.get(w.label)),
+            {k: v.get(w.label, ()) for k, v in examples.items()},
+        )
+        for w in windows
+    ]
+
+
+__all__ = ["bucket_amounts", "bucket_expr", "period_us", "rate_limit", "under_limit_expr"]
