@@ -130,30 +130,41 @@ def field_check_tables(check: FieldCheck) -> list[Table | Group]:
     return parts
 
 
-def evaluation_table(evaluation: Evaluation) -> Table:
-    """One row per term and window: verdict, observed, criterion, counts, examples."""
+def evaluation_table(evaluation: Evaluation) -> Group:
+    """A verdict table (term, window, verdict, observed, good / total), then one block per
+    result with its criterion, notes and example task ids."""
     c = evaluation.counts()
     title = (
         f"{evaluation.contract.contract.id}: "
         + ", ".join(f"{n} {v}" for v, n in c.items() if n)
         + f" ({evaluation.engine})"
     )
-    table = Table(title=title, show_lines=True)
-    for col in ("term", "window", "verdict", "observed", "good / total", "criterion", "examples"):
-        table.add_column(col, overflow="fold")
+    table = Table(title=title)
+    table.add_column("term", no_wrap=True)
+    table.add_column("window", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("observed", justify="right", no_wrap=True)
+    table.add_column("good / total", justify="right", no_wrap=True)
     for r in evaluation.results:
         observed = "—" if r.observed is None else f"{r.observed:,.2f} {r.unit}"
-        window = r.window + (" (partial)" if r.partial_window else "")
-        criterion = Text(r.criterion)
-        if r.notes:
-            criterion.append("\n" + "\n".join(r.notes), style="dim")
+        window = r.window + ("*" if r.partial_window else "")
         table.add_row(
-            r.term_id,
-            window,
-            _styled(str(r.verdict)),
-            observed,
-            f"{r.good:,} / {r.total:,}",
-            criterion,
-            Text("\n".join(r.examples)),
+            r.term_id, window, _styled(str(r.verdict)), observed, f"{r.good:,} / {r.total:,}"
         )
-    return table
+    blocks: list[Table | Text] = [table]
+    if any(r.partial_window for r in evaluation.results):
+        blocks.append(Text("* the traces cover only part of this window", style="dim"))
+    for r in evaluation.results:
+        block = Text()
+        block.append(f"\n{r.term_id} {r.window} ", style="bold")
+        block.append(str(r.verdict), style=_STATUS_STYLE.get(str(r.verdict), ""))
+        block.append(f"\n   criterion: {r.criterion}")
+        for note in r.notes:
+            block.append(f"\n   note: {note}", style="dim")
+        if r.excluded:
+            excluded = ", ".join(f"{k} {v:,}" for k, v in sorted(r.excluded.items()))
+            block.append(f"\n   excluded: {excluded}")
+        if r.examples:
+            block.append(f"\n   examples: {', '.join(r.examples)}")
+        blocks.append(block)
+    return Group(*blocks)
