@@ -52,15 +52,20 @@ def main() -> int:
 
     path = _trace()
     spans = pq.read_metadata(path).num_rows
-    print(f"trace: {spans:,} spans, {TASKS:,} tasks, {DAYS} days ({path.stat().st_size / 2**20:.0f} MiB)")
+    print(
+        f"trace: {spans:,} spans, {TASKS:,} tasks, {DAYS} days "
+        f"({path.stat().st_size / 2**20:.0f} MiB)"
+    )
 
     scan, ing = _run("scan", path), _run("ingest", path)
     rate = spans / float(ing["seconds"])  # type: ignore[arg-type]
     ratio = float(ing["seconds"]) / float(scan["seconds"])  # type: ignore[arg-type]
     print("\ningestion (read, set aside, flag orphans, materialise)")
     print(f"  duckdb bare scan  {scan['seconds']:7.2f} s   peak {scan['peak_mib']:6.0f} MiB")
-    print(f"  slacheck ingest   {ing['seconds']:7.2f} s   peak {ing['peak_mib']:6.0f} MiB"
-          f"   {rate:,.0f} spans/s")
+    print(
+        f"  slacheck ingest   {ing['seconds']:7.2f} s   peak {ing['peak_mib']:6.0f} MiB"
+        f"   {rate:,.0f} spans/s"
+    )
     print(f"  ratio to scan     {ratio:7.2f}×  (aim ≤ 3×, peak < 2048 MiB)")
 
     sql, chk = _run("sql", path), _run("check", path)
@@ -68,8 +73,10 @@ def main() -> int:
     cratio = float(chk["check_seconds"]) / float(sql["check_seconds"])  # type: ignore[arg-type]
     print("\nlatency check (p95 full_response per month, exact counts)")
     print(f"  hand-written SQL  {sql['check_seconds']:7.2f} s   peak {sql['peak_mib']:6.0f} MiB")
-    print(f"  slacheck check    {chk['check_seconds']:7.2f} s   peak {chk['peak_mib']:6.0f} MiB"
-          f"   (after ingest; whole run {chk['seconds']:.2f} s)")
+    print(
+        f"  slacheck check    {chk['check_seconds']:7.2f} s   peak {chk['peak_mib']:6.0f} MiB"
+        f"   (after ingest; whole run {chk['seconds']:.2f} s)"
+    )
     print(f"  ratio to SQL      {cratio:7.2f}×  (aim ≤ 2×, peak < 2048 MiB)")
     print(f"  same counts as SQL: {'yes' if same else 'NO'}")
     if not same:

@@ -32,12 +32,11 @@ def _scan(path: str, db: str) -> dict[str, object]:
 
 
 def _check(path: str, db: str) -> dict[str, object]:
+    from bench.contract import BENCH_CONTRACT
     from slacheck.checks import CheckContext
     from slacheck.checks.latency import latency as latency_check
     from slacheck.contract.load import load_contract_text
     from slacheck.trace.ingest import ingest
-
-    from bench.contract import BENCH_CONTRACT
 
     contract = load_contract_text(BENCH_CONTRACT, "bench-contract.yaml")
     traces = ingest([path], database=db)

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from slacheck import __version__
-from slacheck.errors import InputError, SlacheckError, UsageError
+from slacheck.errors import InputError, Problem, SlacheckError, UsageError
 
 app = typer.Typer(
     name="slacheck",
@@ -92,7 +92,7 @@ def validate(
     """Validate contract files; report every problem with file, line, column and field."""
     from slacheck.contract.load import load_contract
 
-    problems = []
+    problems: list[Problem] = []
     for path in contracts:
         try:
             c = load_contract(path)
@@ -137,8 +137,10 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write a commented starting contract that validates."""
-    text = resources.files("slacheck.contract").joinpath(f"starters/{lang.value}.yaml").read_text(
-        encoding="utf-8"
+    text = (
+        resources.files("slacheck.contract")
+        .joinpath(f"starters/{lang.value}.yaml")
+        .read_text(encoding="utf-8")
     )
     if output is None:
         sys.stdout.write(text)
@@ -389,6 +391,105 @@ def budget(
             sys.stdout.write(text)
         else:
             out.print(Markdown(text))
+
+
+# --------------------------------------------------------------------------------------------
+# Documents and the demo
+
+LangOpt = Annotated[Lang, typer.Option("--lang", help="en or zh.")]
+OutOpt = Annotated[Path, typer.Option("-o", "--output", help="File to write (.pdf, .html, .md).")]
+DocFormatOpt = Annotated[
+    str | None, typer.Option("--format", help="pdf, html or md (default: from the extension).")
+]
+
+
+def _write_document(output: Path, data: bytes) -> None:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_bytes(data)
+    err.print(f"wrote {output}")
+
+
+@app.command()
+@handles_input_errors
+def draft(
+    contract: ContractArg, output: OutOpt, lang: LangOpt = Lang.en, fmt: DocFormatOpt = None
+) -> None:
+    """Clause draft from the contract, with the clause review as reviewer notes."""
+    from slacheck.contract.load import load_contract
+    from slacheck.render.documents import format_for, render_draft
+
+    kind = format_for(output, fmt)
+    _write_document(output, render_draft(load_contract(contract), lang=lang.value, fmt=kind))
+
+
+@app.command()
+@handles_input_errors
+def accept(
+    contract: ContractArg,
+    output: OutOpt,
+    traces: Annotated[
+        list[Path] | None, typer.Argument(help="Optional trace files for the field check.")
+    ] = None,
+    lang: LangOpt = Lang.en,
+    fmt: DocFormatOpt = None,
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+) -> None:
+    """Acceptance criteria per term; with traces, the eight-item field check; a sign-off block."""
+    from slacheck.contract.load import load_contract
+    from slacheck.render.documents import format_for, render_accept
+
+    kind = format_for(output, fmt)
+    c = load_contract(contract)
+    loaded = _ingest(traces, trace_format, mapping, engine) if traces else None
+    _write_document(output, render_accept(c, loaded, lang=lang.value, fmt=kind))
+
+
+@app.command()
+@handles_input_errors
+def report(
+    contract: ContractArg,
+    traces: TracesArg,
+    output: OutOpt,
+    period: Annotated[str, typer.Option("--period", help="Quarter (2026-Q3) or month.")],
+    lang: LangOpt = Lang.en,
+    fmt: DocFormatOpt = None,
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+) -> None:
+    """Quarterly compliance report: verdicts per term and month, charts, credits, evidence."""
+    from slacheck.contract.load import load_contract
+    from slacheck.render.documents import format_for, render_report
+
+    kind = format_for(output, fmt)
+    c = load_contract(contract)
+    loaded = _ingest(traces, trace_format, mapping, engine)
+    with err.status("checking and rendering…"):
+        data = render_report(c, loaded, period=period, lang=lang.value, fmt=kind)
+    _write_document(output, data)
+
+
+@app.command()
+@handles_input_errors
+def demo(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Folder to write.")] = Path(
+        "demo-out"
+    ),
+    tasks: Annotated[int, typer.Option("--tasks", min=10, help="Agent tasks to generate.")] = 4000,
+) -> None:
+    """30 days of synthetic traffic checked against a bundled contract; every document written."""
+    from slacheck.demo import headlines, run_demo
+
+    with err.status("running the demo…") as status:
+        result = run_demo(output, tasks=tasks, progress=lambda m: status.update(m + "…"))
+    out.print(f"[bold]slacheck demo[/] — {len(result.files)} files in {output}/")
+    for path in result.files:
+        out.print(f"  {path}", highlight=False)
+    out.print("\n[bold]Headline findings[/]")
+    for line in headlines(result):
+        out.print(Text(f"  • {line}"))
 
 
 def main() -> None:

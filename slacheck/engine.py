@@ -1,4 +1,4 @@
-"""Where trace computations run: an Ibis backend on DuckDB (default) or PySpark (local or cluster)."""
+"""Where trace computations run: an Ibis backend on DuckDB (default) or PySpark."""
 
 from __future__ import annotations
 

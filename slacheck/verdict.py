@@ -33,7 +33,7 @@ class TermResult:
     """One contract term in one calendar window: what was promised, measured, and how."""
 
     term_id: str  # e.g. "L1", "availability", "regions"
-    kind: str  # latency | time_slice | peak | regions | routing | residency | rate_limit | availability
+    kind: str  # latency, peak, regions, routing, residency, rate_limit, availability
     window: str  # "2026-07", "2026-Q3", "2026-07-01/30d"
     verdict: Verdict
     observed: float | None  # e.g. p95 = 412.0 (ms); availability 99.95 (%)

@@ -175,7 +175,9 @@ def maintenance_intervals(
     return merged
 
 
-def in_intervals_expr(ts_us: ir.IntegerValue, intervals: Sequence[tuple[int, int]]) -> ir.BooleanValue:
+def in_intervals_expr(
+    ts_us: ir.IntegerValue, intervals: Sequence[tuple[int, int]]
+) -> ir.BooleanValue:
     """Whether a timestamp falls inside any of ``intervals`` (few: one per maintenance window)."""
     cond: ir.BooleanValue = ibis.literal(False)
     for s, e in intervals:

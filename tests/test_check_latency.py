@@ -339,7 +339,7 @@ def _run_both_orders(
     return a
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(
     values=st.lists(st.integers(min_value=1, max_value=3000), min_size=1, max_size=25),
     p=_PERCENTILES,
@@ -384,7 +384,7 @@ def test_occurrence_properties(
 _STATISTICS = ["p50", "p90", "mean", "min"]
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(
     speeds=st.lists(st.integers(min_value=1, max_value=120), min_size=1, max_size=30),
     minutes=st.sampled_from([1, 5, 7]),

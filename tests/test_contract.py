@@ -48,9 +48,7 @@ def test_every_validation_rule_has_a_case() -> None:
     # Each FieldError raised in model.py must be exercised by a case above.
     source = (ROOT / "slacheck/contract/model.py").read_text()
     raised = len(re.findall(r"raise FieldError\(", source))
-    cross = sum(
-        1 for c in CASES["cases"] for p in c["problems"] if p["code"] == "cross_field"
-    )
+    cross = sum(1 for c in CASES["cases"] for p in c["problems"] if p["code"] == "cross_field")
     assert cross >= raised
 
 

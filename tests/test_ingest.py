@@ -82,7 +82,9 @@ def test_every_row_is_used_or_set_aside_with_a_reason(gateway: tuple[Path, Path]
     assert set(spans.columns) == {*COLUMN_NAMES, "orphan"}
 
 
-def test_missing_column_in_mapping_names_the_field(gateway: tuple[Path, Path], tmp_path: Path) -> None:
+def test_missing_column_in_mapping_names_the_field(
+    gateway: tuple[Path, Path], tmp_path: Path
+) -> None:
     csv, _ = gateway
     bad = tmp_path / "bad.yaml"
     bad.write_text("columns:\n  task_id: trace_id\n  span_id: id\n")
@@ -185,7 +187,9 @@ def test_missing_file_is_reported(tmp_path: Path) -> None:
 
 
 @pytest.mark.spark
-def test_spark_builds_the_same_canonical_table(generated_parquet: Path, spark_backend: object) -> None:
+def test_spark_builds_the_same_canonical_table(
+    generated_parquet: Path, spark_backend: object
+) -> None:
     duck = ingest([generated_parquet])
     spark = ingest([generated_parquet], backend=spark_backend)  # type: ignore[arg-type]
     assert spark.quality.to_dict() == duck.quality.to_dict()
@@ -199,7 +203,9 @@ def test_readme_documents_the_canonical_table() -> None:
     from slacheck.trace.schema import reference_markdown
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("<!-- canonical-columns:start -->") + len("<!-- canonical-columns:start -->")
+    start = readme.index("<!-- canonical-columns:start -->") + len(
+        "<!-- canonical-columns:start -->"
+    )
     end = readme.index("<!-- canonical-columns:end -->")
     assert readme[start:end].strip() == reference_markdown().strip(), "run `make docs`"
 

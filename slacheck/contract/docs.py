@@ -36,7 +36,9 @@ def reference_markdown() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _section(model: type[BaseModel], prefix: str, out: list[str], seen: set[type[BaseModel]]) -> None:
+def _section(
+    model: type[BaseModel], prefix: str, out: list[str], seen: set[type[BaseModel]]
+) -> None:
     if model in seen:
         return
     seen.add(model)

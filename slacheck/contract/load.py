@@ -152,9 +152,7 @@ def _problem(err: Any, data: Any, filename: str) -> Problem:
         fix = "use one of the values listed"
     elif etype.startswith(("greater_than", "less_than")):
         fix = "change the number to be within the range"
-    return Problem(
-        filename, msg, reason, field=field, line=line, column=col, fix=fix
-    )
+    return Problem(filename, msg, reason, field=field, line=line, column=col, fix=fix)
 
 
 def _yaml_loc(data: Any, loc: Loc) -> Loc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import typing
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
@@ -164,9 +165,7 @@ class OccurrenceObjective(_Model):
     """`percentile` of the in-scope calls (or tasks) must be within `threshold`."""
 
     kind: Literal["occurrence"] = "occurrence"
-    percentile: float = Field(
-        description="Percentile in (0, 100), e.g. 95 for p95.", gt=0, lt=100
-    )
+    percentile: float = Field(description="Percentile in (0, 100), e.g. 95 for p95.", gt=0, lt=100)
     threshold: float = Field(
         gt=0,
         description="Threshold in ms (latency points) or tokens/s (`output_tokens_per_second`).",
@@ -217,8 +216,7 @@ class LatencyTerm(_Model):
     )
     window: Window = Field(
         default=Window.CALENDAR_MONTH,
-        description="Evaluation window: `calendar_month`, `calendar_quarter` or "
-        "`rolling_30_days`.",
+        description="Evaluation window: `calendar_month`, `calendar_quarter` or `rolling_30_days`.",
     )
     min_samples: int | None = Field(
         default=None,
@@ -237,7 +235,7 @@ class LatencyTerm(_Model):
             raise FieldError(
                 ("tokens_per_second_basis",),
                 "tokens_per_second_basis applies only to measurement_point "
-                "output_tokens_per_second; remove it"
+                "output_tokens_per_second; remove it",
             )
         return self
 
@@ -369,13 +367,13 @@ class Degradation(_Model):
             raise FieldError(
                 (),
                 "exactly one degradation policy is required: give smaller_model, cache or queue, "
-                "or remove degradation (the review then flags the missing policy)"
+                "or remove degradation (the review then flags the missing policy)",
             )
         if len(self.policies) > 1:
             raise FieldError(
                 (self.policies[1],),
                 f"exactly one degradation policy is allowed; found {', '.join(self.policies)}: "
-                "keep one of smaller_model, cache, queue"
+                "keep one of smaller_model, cache, queue",
             )
         return self
 
@@ -415,7 +413,9 @@ class FailureDefinition(_Model):
 
 
 class Availability(_Model):
-    target_percent: float = Field(gt=0, le=100, description="Monthly availability target, e.g. 99.9.")
+    target_percent: float = Field(
+        gt=0, le=100, description="Monthly availability target, e.g. 99.9."
+    )
     window: Window = Field(default=Window.CALENDAR_MONTH, description="Usually a calendar month.")
     failures: FailureDefinition = Field(
         default_factory=FailureDefinition, description="What counts as a failed call."
@@ -449,20 +449,20 @@ class Credits(_Model):
     @model_validator(mode="after")
     def _tiers_tile(self) -> Self:
         order = sorted(range(len(self.tiers)), key=lambda i: self.tiers[i].from_percent)
-        for lo_i, up_i in zip(order, order[1:], strict=False):
+        for lo_i, up_i in itertools.pairwise(order):
             lower, upper = self.tiers[lo_i], self.tiers[up_i]
             if upper.from_percent < lower.to_percent:
                 raise FieldError(
                     ("tiers", up_i, "from_percent"),
                     f"credit tiers overlap: [{lower.from_percent}, {lower.to_percent}) and "
                     f"[{upper.from_percent}, {upper.to_percent}); make each tier start where "
-                    "the one below ends"
+                    "the one below ends",
                 )
             if upper.from_percent > lower.to_percent:
                 raise FieldError(
                     ("tiers", up_i, "from_percent"),
                     f"credit tiers leave a gap: availability in [{lower.to_percent}, "
-                    f"{upper.from_percent}) earns no credit; extend a tier to cover it"
+                    f"{upper.from_percent}) earns no credit; extend a tier to cover it",
                 )
         return self
 
@@ -480,9 +480,7 @@ class MaintenanceWindow(_Model):
     def _one_form(self) -> Self:
         interval = self.start is not None or self.end is not None
         if interval == (self.weekly is not None):
-            raise FieldError(
-                (), "give either start and end, or weekly, for a maintenance window"
-            )
+            raise FieldError((), "give either start and end, or weekly, for a maintenance window")
         if interval and (self.start is None or self.end is None):
             raise FieldError((), "a one-off maintenance window needs both start and end")
         if self.start is not None and self.end is not None and self.end <= self.start:
@@ -571,7 +569,7 @@ class Contract(_Model):
                 ("routing", "data_may_move"),
                 f"routing lets data move to failover region(s) {', '.join(outside)}, outside the "
                 "residency limits; set routing.data_may_move to false, routing.cross_region to "
-                "never, or remove those regions"
+                "never, or remove those regions",
             )
 
 

@@ -34,7 +34,9 @@ def to_junit(evaluation: Evaluation) -> str:
         if r.notes:
             text += "\n" + "\n".join(r.notes)
         if r.verdict is Verdict.BREACHED:
-            ET.SubElement(case, "failure", message=f"{r.term_id} breached in {r.window}").text = text
+            ET.SubElement(
+                case, "failure", message=f"{r.term_id} breached in {r.window}"
+            ).text = text
         elif r.verdict in (Verdict.INDETERMINATE, Verdict.NOT_MEASURABLE):
             ET.SubElement(case, "error", message=f"{r.term_id} {r.verdict}").text = text
         elif r.verdict is Verdict.NO_DATA:

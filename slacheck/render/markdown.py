@@ -31,7 +31,11 @@ def evaluation_markdown(evaluation: Evaluation) -> str:
     lines += [
         "",
         f"Rows read {q.rows_read:,} = used {q.rows_used:,} + set aside {q.rows_set_aside:,}"
-        + (f" ({', '.join(f'{k} {v}' for k, v in sorted(q.set_aside.items()))})" if q.set_aside else "")
+        + (
+            f" ({', '.join(f'{k} {v}' for k, v in sorted(q.set_aside.items()))})"
+            if q.set_aside
+            else ""
+        )
         + f"; orphans kept {q.orphans:,}. Engine: {evaluation.engine}.",
         "",
     ]

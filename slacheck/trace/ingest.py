@@ -16,7 +16,6 @@ from ibis.backends import BaseBackend
 
 from slacheck.engine import Engine, connect, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
-from slacheck.trace import schema
 from slacheck.trace.schema import SetAside
 from slacheck.trace.tabular import (
     Mapping,

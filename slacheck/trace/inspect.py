@@ -47,8 +47,7 @@ class TraceSummary:
             "time_range": {"start": iso(self.start_us), "end": iso(self.end_us)},
             "coverage": {c.field: c.fraction for c in self.coverage},
             "coverage_counts": {
-                c.field: {"non_null": c.non_null, "applicable": c.applicable}
-                for c in self.coverage
+                c.field: {"non_null": c.non_null, "applicable": c.applicable} for c in self.coverage
             },
             "set_aside": dict(sorted(self.quality.set_aside.items())),
             "quality": self.quality.to_dict(),

@@ -63,9 +63,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("start_us", pa.int64(), "µs", "Start, UTC microseconds since the Unix epoch."),
     Column("end_us", pa.int64(), "µs", "End, UTC microseconds since the Unix epoch."),
     Column("duration_ms", pa.float64(), "ms", "end − start, recomputed from the timestamps."),
-    Column(
-        "ttft_ms", pa.float64(), "ms", "Time to first token: request sent → first chunk.", _LLM
-    ),
+    Column("ttft_ms", pa.float64(), "ms", "Time to first token: request sent → first chunk.", _LLM),
     Column(
         "server_ms",
         pa.float64(),
@@ -138,5 +136,7 @@ def reference_markdown() -> str:
     for c in COLUMNS:
         kinds = "all" if c.applies_to is None else ", ".join(k.value for k in c.applies_to)
         lines.append(f"| `{c.name}` | {c.type} | {c.unit or '—'} | {kinds} | {c.doc} |")
-    lines.append("| `orphan` | bool | — | all | Added by ingestion: the parent span is not in the task. |")
+    lines.append(
+        "| `orphan` | bool | — | all | Added by ingestion: the parent span is not in the task. |"
+    )
     return "\n".join(lines) + "\n"

@@ -1,4 +1,4 @@
-"""Read CSV, Parquet and JSON-lines tables into canonical spans through a column mapping, in the engine."""
+"""Read CSV, Parquet and JSON-lines tables into canonical spans through a column mapping."""
 
 from __future__ import annotations
 

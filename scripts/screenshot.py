@@ -1,0 +1,78 @@
+"""Write docs/report-first-page.png: the first page of a compliance report in headless Chromium."""
+
+# The README shows this picture. The report is built exactly as `slacheck report` builds it,
+# from a bundled contract and a month of synthetic traffic (fixed seed), then rendered to HTML
+# and photographed by Debian's `chromium` at 1200×1600.
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from slacheck.contract.load import load_contract
+from slacheck.render.documents import DocFormat, prepare_report, render_prepared_report
+from slacheck.trace.generate import TrafficProfile, generate, write
+from slacheck.trace.ingest import ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("-o", "--out", type=Path, default=ROOT / "docs" / "report-first-page.png")
+    ap.add_argument("--contract", type=Path, default=ROOT / "contracts" / "strong-cn-task-e2e.yaml")
+    ap.add_argument("--lang", choices=("en", "zh"), default="en")
+    ap.add_argument("--tasks", type=int, default=2500)
+    args = ap.parse_args(argv)
+
+    contract = load_contract(args.contract)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        trace = work / "traffic.parquet"
+        start = dt.datetime(2026, 7, 1, tzinfo=dt.UTC)
+        write(
+            generate(TrafficProfile(tasks=args.tasks, days=31, seed=7, start=start)),
+            trace,
+            "parquet",
+        )
+        inputs = prepare_report(
+            contract, ingest([trace]), period="2026-Q3", contract_file=args.contract
+        )
+        page = work / "report.html"
+        page.write_bytes(render_prepared_report(inputs, lang=args.lang, fmt=DocFormat.HTML))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={work / 'p'}",
+                f"--screenshot={args.out.resolve()}",
+                "--window-size=1200,1600",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    if not args.out.is_file():
+        print(done.stderr[-2000:], file=sys.stderr)
+        return 1
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The evaluator end to end: CLI exit codes, JSON and JUnit shapes, periods, Spark parity."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from slacheck.cli import app
+from slacheck.contract.load import load_contract, load_contract_text
+from slacheck.evaluate import evaluate
+from slacheck.trace.ingest import ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+STRONG = ROOT / "contracts" / "strong-cn-task-e2e.yaml"
+runner = CliRunner()
+
+LENIENT = """
+contract:
+  id: LENIENT
+  vendor: V
+  customer: C
+  effective: {start: 2026-07-01}
+  time_zone: UTC
+latency:
+  - id: full-p50
+    measurement_point: full_response
+    objective: {kind: occurrence, percentile: 50, threshold: 600000, method: nearest_rank}
+    min_samples: 10
+"""
+
+
+@pytest.fixture(scope="module")
+def lenient(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("c") / "lenient.yaml"
+    path.write_text(LENIENT)
+    return path
+
+
+def test_check_exit_0_when_every_term_is_met(lenient: Path, generated_parquet: Path) -> None:
+    res = runner.invoke(app, ["check", str(lenient), str(generated_parquet), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert {t["verdict"] for t in data["terms"]} == {"met"}
+
+
+def test_check_exit_1_and_json_shape(generated_parquet: Path, tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    res = runner.invoke(
+        app,
+        ["check", str(STRONG), str(generated_parquet), "--format", "json", "--junit", str(junit)],
+    )
+    assert res.exit_code == 1, res.output
+    data = json.loads(res.output)
+    required = {"id", "window", "verdict", "good", "total", "observed", "criterion", "examples"}
+    assert data["terms"] and all(required <= set(t) for t in data["terms"])
+    assert all(0 <= t["good"] <= t["total"] for t in data["terms"])
+    assert sum(data["summary"].values()) == len(data["terms"])
+    suite = ET.parse(junit).getroot()
+    cases = suite.findall("testcase")
+    assert len(cases) == len(data["terms"])
+    breached = sum(t["verdict"] == "breached" for t in data["terms"])
+    assert len(suite.findall("testcase/failure")) == breached == int(suite.get("failures", -1))
+
+
+def test_check_exit_2_on_bad_input(generated_parquet: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("contract: {id: X}\n")
+    res = runner.invoke(app, ["check", str(bad), str(generated_parquet)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    res = runner.invoke(app, ["check", str(STRONG), str(tmp_path / "missing.parquet")])
+    assert res.exit_code == 2 and "no such file" in res.output
+    res = runner.invoke(app, ["check", str(STRONG), str(generated_parquet), "--period", "July"])
+    assert res.exit_code == 2 and "2026-Q3" in res.output
+
+
+def test_period_quarter_gives_monthly_windows(generated_parquet: Path) -> None:
+    traces = ingest([generated_parquet])
+    result = evaluate(load_contract(STRONG), traces, period="2026-Q3")
+    latency_windows = {r.window for r in result.results if r.kind == "latency"}
+    assert latency_windows == {"2026-07", "2026-08", "2026-09"}
+    empty = [r for r in result.results if r.kind == "latency" and r.window != "2026-07"]
+    assert empty and all(r.verdict == "no_data" for r in empty)
+
+
+def test_fields_cli_json_and_exit(generated_parquet: Path) -> None:
+    res = runner.invoke(app, ["fields", str(STRONG), str(generated_parquet), "--format", "json"])
+    data = json.loads(res.output)
+    items = data["items"]
+    assert [i["item"] for i in sorted(items, key=lambda i: i["item"])] == list(range(1, 9))
+    keys = {"item", "name", "numerator", "denominator", "status", "needs_schema_change", "fix"}
+    assert all(keys <= set(i) for i in items)
+    gaps = [i for i in items if i["status"] not in ("measurable", "derivable", "not_applicable")]
+    assert res.exit_code == (1 if gaps else 0)
+
+
+def test_budget_cli(generated_parquet: Path) -> None:
+    res = runner.invoke(
+        app, ["budget", str(generated_parquet), "--what-if", "steps=0.5", "--format", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["what_if"][0]["projected_ms"] < data["what_if"][0]["baseline_ms"]
+    bad = runner.invoke(app, ["budget", str(generated_parquet), "--what-if", "steps=-1"])
+    assert bad.exit_code == 2
+
+
+@pytest.mark.spark
+def test_spark_gives_the_same_verdicts(generated_parquet: Path, spark_backend: object) -> None:
+    contract = load_contract(STRONG)
+    duck = evaluate(contract, ingest([generated_parquet]))
+    spark = evaluate(contract, ingest([generated_parquet], backend=spark_backend))  # type: ignore[arg-type]
+    assert spark.engine == "spark" and duck.engine == "duckdb"
+
+    def key(e: object) -> list[tuple[object, ...]]:
+        return [
+            (r.term_id, r.window, str(r.verdict), r.good, r.total, r.observed, r.examples)
+            for r in e.results  # type: ignore[attr-defined]
+        ]
+
+    assert key(spark) == key(duck)
+
+
+def test_lenient_contract_in_python_api(generated_parquet: Path) -> None:
+    result = evaluate(load_contract_text(LENIENT), ingest([generated_parquet]))
+    assert result.ok and result.exit_code == 0
