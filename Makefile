@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench golden docs sysdeps clean
+.PHONY: demo test test-all lint bench golden docs sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,10 @@ demo: $(STAMP) sysdeps
 	$(BIN)/slacheck demo -o demo-out
 
 test: $(STAMP) sysdeps
-	$(BIN)/python -m pytest -q -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow" $(PYTEST_ARGS)
+
+test-all: $(STAMP) sysdeps
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check slacheck tests bench

@@ -41,7 +41,14 @@ def run_demo(
     """Generate traffic, check the demo contract, and write every document in en and zh."""
     from slacheck.budget import analyse
     from slacheck.budget import to_markdown as budget_markdown
-    from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
+    from slacheck.render.documents import (
+        DocFormat,
+        prepare_accept,
+        prepare_report,
+        render_draft,
+        render_prepared_accept,
+        render_prepared_report,
+    )
 
     out.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
@@ -85,16 +92,23 @@ def run_demo(
     save("check.junit.xml", to_junit(evaluation))
     save("budget.md", budget_markdown(analyse(traces)))
 
+    progress("preparing documents")
+    contract_file = out / "contract.yaml"
+    report_inputs = prepare_report(
+        contract, traces, period=PERIOD, evaluation=evaluation, contract_file=contract_file
+    )
+    accept_inputs = prepare_accept(contract, traces, contract_file=contract_file)
     for lang in ("en", "zh"):
         progress(f"documents ({lang})")
         for fmt in (DocFormat.HTML, DocFormat.MD, DocFormat.PDF):
             save(f"draft.{lang}.{fmt.value}", render_draft(contract, lang=lang, fmt=fmt))
-            save(f"accept.{lang}.{fmt.value}", render_accept(contract, traces, lang=lang, fmt=fmt))
+            save(
+                f"accept.{lang}.{fmt.value}",
+                render_prepared_accept(accept_inputs, lang=lang, fmt=fmt),
+            )
             save(
                 f"report.{lang}.{fmt.value}",
-                render_report(
-                    contract, traces, period=PERIOD, lang=lang, fmt=fmt, evaluation=evaluation
-                ),
+                render_prepared_report(report_inputs, lang=lang, fmt=fmt),
             )
     return DemoResult(out, tuple(files), fields, evaluation)
 

@@ -427,6 +427,7 @@ def test_what_if_api_checks_its_arguments(hand: Budget) -> None:
 
 
 @pytest.mark.spark
+@pytest.mark.slow  # full parity on Spark: `make test-all`; CI runs test_evaluate's subset
 def test_spark_gives_the_same_budget(generated: Traces, spark_backend: Any) -> None:
     path = Path(generated.sources[0].path)
     on_spark = analyse(ingest([path], backend=spark_backend))

@@ -508,6 +508,7 @@ def test_check_term_alone(tmp_path: Path) -> None:
 
 
 @pytest.mark.spark
+@pytest.mark.slow  # full parity on Spark: `make test-all`; CI runs test_evaluate's subset
 def test_spark_gives_the_same_results(tmp_path: Path, spark_backend: Any) -> None:
     """Every case file's first case, on PySpark: the same results as on DuckDB."""
     for path in _case_files():

@@ -554,6 +554,7 @@ def test_not_applicable_items_without_clauses(traffic: Callable[..., Traces]) ->
 
 
 @pytest.mark.spark
+@pytest.mark.slow  # full parity on Spark: `make test-all`; CI runs test_evaluate's subset
 def test_spark_gives_the_same_check(traffic: Callable[..., Traces], spark_backend: Any) -> None:
     path = Path(traffic().sources[0].path)
     on_duckdb = check_fields(contract(FULL), traffic()).to_dict()

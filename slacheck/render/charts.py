@@ -1,0 +1,382 @@
+"""Deterministic SVG charts (matplotlib, Agg) for the compliance report, as inline markup."""
+
+# Determinism: a fixed `svg.hashsalt` per chart (ids stay unique when several charts share one
+# page), no Date or Creator metadata, text as <text> elements (`svg.fonttype = none`) so the
+# HTML and the PDF use the document's own fonts, Chinese included. Figures are built through the
+# object API (no pyplot state), so charts can be drawn from any thread.
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import numpy.typing as npt
+from markupsafe import Markup
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from slacheck.render.format import Formatter
+
+__all__ = [
+    "PART_COLOURS",
+    "VERDICT_COLOURS",
+    "Distribution",
+    "MonthlyPoint",
+    "PeakPoint",
+    "latency_distribution",
+    "monthly_compliance",
+    "peak_vs_off_peak",
+    "time_breakdown",
+]
+
+VERDICT_COLOURS: dict[str, str] = {
+    "met": "#1a7f37",
+    "breached": "#cf222e",
+    "indeterminate": "#bf8700",
+    "not_measurable": "#6e7781",
+    "no_data": "#8c959f",
+}
+PART_COLOURS: dict[str, str] = {
+    "model": "#0969da",
+    "network": "#8250df",
+    "queue": "#bf3989",
+    "unsplit": "#54aeff",
+    "tool": "#1a7f37",
+    "retrieval": "#4ac26b",
+    "retries": "#cf222e",
+    "gaps": "#afb8c1",
+}
+_INK = "#24292f"
+_GRID = "#d0d7de"
+#: the document's own font first: weasyprint draws SVG text with the first family it has
+_FONTS = ["Noto Sans CJK SC", "DejaVu Sans"]
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """One latency term's measured values over the period, and where they were measured."""
+
+    term_id: str
+    values: npt.NDArray[np.float64]
+    threshold: float
+    at_most: bool
+    unit: str  # "ms" or "tokens/s"
+    percentile: float | None  # the occurrence objective's percentile, if any
+    measured_at: str  # the point the values were read at
+    upper_bound: bool  # a later point stands in for the contracted one
+    monthly: tuple[tuple[str, float], ...]  # (window, observed) as the check reported them
+
+
+@dataclass(frozen=True, slots=True)
+class MonthlyPoint:
+    term_id: str
+    window: str
+    verdict: str
+    observed: float | None
+    threshold: float
+
+
+@dataclass(frozen=True, slots=True)
+class PeakPoint:
+    window: str
+    p95_at_peak: float | None
+    p95_off_peak: float | None
+    peak_minutes: int
+
+
+@contextmanager
+def _style(fmt: Formatter, salt: str) -> Iterator[None]:
+    rc = matplotlib.rc_context(
+        {
+            "svg.hashsalt": f"slacheck-{salt}",
+            "svg.fonttype": "none",
+            "font.family": "sans-serif",
+            "font.sans-serif": _FONTS,
+            "font.size": 8,
+            "axes.edgecolor": _GRID,
+            "axes.labelcolor": _INK,
+            "axes.titlesize": 9,
+            "xtick.color": _INK,
+            "ytick.color": _INK,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "legend.frameon": False,
+            "path.simplify": True,
+            # contract text (term ids) is drawn as text, never parsed as $math$
+            "text.parse_math": False,
+        }
+    )
+    with rc, warnings.catch_warnings():
+        # a machine without the CJK font still gets correct SVG text (the viewer's fonts draw
+        # it); matplotlib only measures the label with a fallback font
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font")
+        warnings.filterwarnings("ignore", message=r"findfont")
+        yield
+
+
+def _figure(width: float = 7.5, height: float = 2.6) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=72, layout="constrained")
+    fig.patch.set_alpha(0.0)
+    return fig
+
+
+_XML_HEAD = re.compile(r"\A.*?(?=<svg)", re.S)
+_ID = re.compile(r' id="([^"]+)"')
+_REF = re.compile(r"#([^\s\"')]+)")
+
+
+def _drop_unused_ids(svg: str) -> str:
+    """Remove ids nothing points at (matplotlib names every group `figure_1`, `axes_1`, …), so
+    several charts on one page do not repeat ids; salted clip-path ids stay."""
+    used = set(_REF.findall(svg))
+    return _ID.sub(lambda m: m.group(0) if m.group(1) in used else "", svg)
+
+
+def _svg(fig: Figure, label: str) -> Markup:
+    """The figure as inline SVG: XML header and DOCTYPE removed, labelled for screen readers."""
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+    text = _drop_unused_ids(_XML_HEAD.sub("", buf.getvalue(), count=1))
+    safe_label = Markup.escape(label)
+    text = text.replace("<svg ", f'<svg role="img" aria-label="{safe_label}" ', 1)
+    # the SVG is matplotlib's own output: every label in it was escaped by its writer
+    return Markup(text.strip())
+
+
+def _axis_ms(fmt: Formatter) -> FuncFormatter:
+    return FuncFormatter(lambda v, _pos: fmt.duration(v) if v >= 0 else "")
+
+
+def _empty(ax: Any, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#57606a")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
+    """Histogram of a latency term's values, with the threshold and each month's observed
+    percentile as the check reported it."""
+    zh = fmt.zh
+    label = (
+        f"{d.term_id}：{fmt.point(d.measured_at)}分布与阈值"
+        if zh
+        else f"{d.term_id}: distribution of {fmt.point(d.measured_at)} against the threshold"
+    )
+    with _style(fmt, f"dist-{d.term_id}"):
+        fig = _figure(7.5, 2.4)
+        ax = fig.add_subplot()
+        values = d.values[np.isfinite(d.values)]
+        if values.size == 0:
+            _empty(ax, "报告期内无计量数据" if zh else "no measurements in the period")
+            return _svg(fig, label)
+        hi = float(max(d.threshold * 1.25, np.quantile(values, 0.995)))
+        lo = 0.0
+        clipped = np.clip(values, lo, hi)
+        # bin edges on the threshold, so each bin lies wholly on one side of it
+        below = max(1, round(40 * (d.threshold - lo) / (hi - lo)))
+        edges = np.unique(
+            np.concatenate(
+                (np.linspace(lo, d.threshold, below + 1), np.linspace(d.threshold, hi, 41 - below))
+            )
+        )
+        counts, edges = np.histogram(clipped, bins=edges)
+        # two filled step outlines (passing, failing) instead of one rectangle per bin: the SVG
+        # stays small and quick to lay out in the PDF
+        left = edges[:-1] < d.threshold
+        good = left if d.at_most else ~left
+        for mask, colour in ((good, VERDICT_COLOURS["met"]), (~good, VERDICT_COLOURS["breached"])):
+            ax.stairs(np.where(mask, counts, 0), edges, fill=True, color=colour, alpha=0.55)
+        ax.axvline(d.threshold, color=VERDICT_COLOURS["breached"], linewidth=1.6)
+        top = float(counts.max()) if counts.size else 1.0
+        what = "阈值" if zh else "threshold"
+        ax.text(
+            d.threshold,
+            top * 1.04,
+            f"{what} {_value(fmt, d.threshold, d.unit)} ",
+            color=VERDICT_COLOURS["breached"],
+            va="bottom",
+            ha="right",
+        )
+        pct = fmt.percentile(d.percentile) if d.percentile is not None else ""
+        for i, (window, observed) in enumerate(d.monthly):
+            ax.axvline(min(observed, hi), color=_INK, linewidth=0.9, linestyle=(0, (3, 2)))
+            ax.text(
+                min(observed, hi),
+                top * (0.9 - 0.13 * i),
+                f" {pct} {fmt.window_short(window)}: {_value(fmt, observed, d.unit)}",
+                color=_INK,
+                fontsize=8,
+                va="top",
+            )
+        ax.set_ylim(0, top * 1.18)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
+        if d.unit == "ms":
+            ax.xaxis.set_major_formatter(_axis_ms(fmt))
+        ax.set_xlim(lo, hi)
+        n = fmt.count(values.size)
+        unit_word = "个" if zh else ""
+        bound = ("（上界替代值）" if zh else " (upper bound)") if d.upper_bound else ""
+        ax.set_xlabel(f"{fmt.point(d.measured_at)}{bound}")
+        ax.set_ylabel(f"{'数量' if zh else 'count'} (n = {n}{unit_word})")
+        ax.grid(axis="y", color=_GRID, linewidth=0.6)
+        ax.set_axisbelow(True)
+        return _svg(fig, label)
+
+
+def _value(fmt: Formatter, v: float, unit: str) -> str:
+    return fmt.duration(v) if unit == "ms" else fmt.observed(v, unit)
+
+
+def time_breakdown(parts: Sequence[tuple[str, float, float]], fmt: Formatter) -> Markup:
+    """Where task time goes: mean ms per task for each part (name, per-task ms, share)."""
+    zh = fmt.zh
+    label = "任务时间构成" if zh else "Where agent task time goes"
+    shown = [(n, ms, share) for n, ms, share in parts if ms > 0]
+    with _style(fmt, "breakdown"):
+        fig = _figure(7.5, 0.5 + 0.26 * max(len(shown), 2))
+        ax = fig.add_subplot()
+        if not shown:
+            _empty(ax, "无任务时间数据" if zh else "no task times in the traces")
+            return _svg(fig, label)
+        names = [fmt.name("part", n) for n, _, _ in shown]
+        y = np.arange(len(shown))[::-1]
+        widths = np.array([ms for _, ms, _ in shown])
+        ax.barh(y, widths, color=[PART_COLOURS.get(n, _GRID) for n, _, _ in shown], height=0.62)
+        ax.set_yticks(y, names)
+        ax.xaxis.set_major_formatter(_axis_ms(fmt))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+        right = float(widths.max()) * 1.32
+        ax.set_xlim(0, right)
+        for yi, (_, ms, share) in zip(y, shown, strict=True):
+            ax.text(ms + right * 0.01, yi, f"{fmt.duration(ms)} ({fmt.ratio(share)})", va="center")
+        ax.set_xlabel("每任务平均时间" if zh else "mean time per task")
+        ax.grid(axis="x", color=_GRID, linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.tick_params(axis="y", length=0)
+        return _svg(fig, label)
+
+
+def monthly_compliance(
+    points: Sequence[MonthlyPoint], windows: Sequence[str], fmt: Formatter
+) -> Markup:
+    """Each latency term's observed figure per month as a share of its threshold (100 % is
+    the threshold), coloured by the month's verdict."""
+    zh = fmt.zh
+    label = (
+        "各月时延条款实测值与阈值之比" if zh else "Latency terms per month: observed ÷ threshold"
+    )
+    terms = list(dict.fromkeys(p.term_id for p in points))
+    with _style(fmt, "monthly"):
+        fig = _figure(7.5, 2.5)
+        ax = fig.add_subplot()
+        if not terms or not windows:
+            _empty(ax, "无时延条款" if zh else "no latency terms")
+            return _svg(fig, label)
+        by = {(p.term_id, p.window): p for p in points}
+        width = 0.8 / len(terms)
+        tallest = 100.0
+        seen: dict[str, None] = {}
+        for i, term in enumerate(terms):
+            for j, window in enumerate(windows):
+                x = j - 0.4 + width * (i + 0.5)
+                ax.text(x, -1, str(i + 1), ha="center", va="top", fontsize=7, color="#57606a")
+                p = by.get((term, window))
+                if p is None or p.observed is None:
+                    ax.text(x, 2, "—", ha="center", va="bottom", color="#57606a", fontsize=8)
+                    continue
+                share = 100.0 * p.observed / p.threshold
+                tallest = max(tallest, share)
+                faded = p.verdict in ("no_data", "indeterminate", "not_measurable")
+                seen[p.verdict] = None
+                ax.bar(
+                    x,
+                    share,
+                    width=width * 0.9,
+                    color=VERDICT_COLOURS.get(p.verdict, _GRID),
+                    alpha=0.45 if faded else 0.9,
+                    hatch="///" if faded else None,
+                    linewidth=0,
+                )
+                ax.text(x, share, f"{share:.0f}%", ha="center", va="bottom", fontsize=7)
+        ax.axhline(100, color=_INK, linewidth=1.0, linestyle=(0, (4, 2)))  # the threshold
+        ax.set_xticks(range(len(windows)), [fmt.window_short(w) for w in windows])
+        ax.tick_params(axis="x", length=0, pad=12)
+        ax.set_xlim(-0.5, len(windows) - 0.5)
+        ax.set_ylim(0, math.ceil(tallest * 1.15 / 10) * 10)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:.0f}%"))
+        ax.set_ylabel("实测值 ÷ 阈值" if zh else "observed ÷ threshold")
+        ax.grid(axis="y", color=_GRID, linewidth=0.6)
+        ax.set_axisbelow(True)
+        # the key: bar numbers → term ids, then the verdict colours that appear
+        key = [f"{i + 1}  {term}" for i, term in enumerate(terms)]
+        key += [f"■ {fmt.verdict(v)}" for v in VERDICT_COLOURS if v in seen]
+        colours = [_INK] * len(terms) + [VERDICT_COLOURS[v] for v in VERDICT_COLOURS if v in seen]
+        for i, (text, colour) in enumerate(zip(key, colours, strict=True)):
+            ax.text(
+                1.02,
+                1.0 - 0.1 * i,
+                text,
+                transform=ax.transAxes,
+                fontsize=8,
+                va="top",
+                color=colour,
+            )
+        return _svg(fig, label)
+
+
+def peak_vs_off_peak(points: Sequence[PeakPoint], fmt: Formatter) -> Markup:
+    """Per month: p95 full-response time of calls in peak minutes against the rest."""
+    zh = fmt.zh
+    label = (
+        "峰值与非峰值时段 p95 完整响应时间" if zh else "p95 full response time: peak vs off-peak"
+    )
+    with _style(fmt, "peak"):
+        fig = _figure(7.5, 2.1)
+        ax = fig.add_subplot()
+        if not points:
+            _empty(ax, "合同未定义峰值" if zh else "the contract defines no peak")
+            return _svg(fig, label)
+        x = np.arange(len(points))
+        off = [p.p95_off_peak for p in points]
+        at = [p.p95_at_peak for p in points]
+        off_name = "非峰值" if zh else "off-peak"
+        at_name = "峰值" if zh else "peak"
+        ax.bar(x - 0.18, [v or 0.0 for v in off], width=0.34, color="#54aeff", label=off_name)
+        ax.bar(x + 0.18, [v or 0.0 for v in at], width=0.34, color="#bf3989", label=at_name)
+        top = max([v for v in (*off, *at) if v is not None] or [1.0])
+        for xi, p in zip(x, points, strict=True):
+            for dx, v in ((-0.18, p.p95_off_peak), (0.18, p.p95_at_peak)):
+                if v is not None:
+                    ax.text(xi + dx, v, fmt.duration(v), ha="center", va="bottom", fontsize=7)
+            if p.p95_at_peak is None:
+                none = "无峰值分钟" if zh else "no peak minutes"
+                ax.text(
+                    xi + 0.18,
+                    top * 0.04,
+                    none,
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                    rotation=90,
+                    color="#57606a",
+                )
+        ax.set_xticks(x, [fmt.window_short(p.window) for p in points])
+        ax.yaxis.set_major_formatter(_axis_ms(fmt))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        ax.set_ylim(0, top * 1.2)
+        ax.set_ylabel("p95")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.grid(axis="y", color=_GRID, linewidth=0.6)
+        ax.set_axisbelow(True)
+        return _svg(fig, label)

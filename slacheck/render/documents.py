@@ -1,0 +1,685 @@
+"""The three documents — clause draft, acceptance criteria, compliance report — in any format."""
+
+# Each document is prepared once (the expensive part: evaluation, field check, budget, the
+# measured distributions) and rendered per language and format from a Jinja template in
+# slacheck/templates. Formats are a registry (`FORMATS`): a format names its template family,
+# whether it embeds charts, and how the rendered text becomes bytes (PDF lays out the HTML).
+# Nothing reads the clock, every collection is sorted, and SVG ids are salted deterministically,
+# so the same inputs give byte-identical HTML and Markdown.
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+import numpy as np
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from slacheck import __version__
+from slacheck.contract.model import (
+    Contract,
+    Direction,
+    MeasurementPoint,
+    OccurrenceObjective,
+    RateLimitBasis,
+)
+from slacheck.contract.review import Finding, review
+from slacheck.errors import UsageError
+from slacheck.render import charts
+from slacheck.render.format import LABELS, Formatter, Lang, check_lang
+from slacheck.trace.ingest import Quality, SourceFile, Traces
+from slacheck.verdict import TermResult
+
+if TYPE_CHECKING:
+    from slacheck.budget import Budget
+    from slacheck.evaluate import Evaluation
+    from slacheck.match.fields import FieldCheck
+
+__all__ = [
+    "ASSUMED_STEPS_PER_TASK",
+    "FORMATS",
+    "AcceptInputs",
+    "DocFormat",
+    "Renderer",
+    "ReportInputs",
+    "environment",
+    "format_for",
+    "prepare_accept",
+    "prepare_report",
+    "register_format",
+    "render_accept",
+    "render_draft",
+    "render_prepared_accept",
+    "render_prepared_report",
+    "render_report",
+]
+
+#: DOMAIN.md's worked example: an agent task of 12 model calls. Used to restate a rate limit per
+#: task only when the contract gives no steps_per_task, and always labelled as assumed.
+ASSUMED_STEPS_PER_TASK = 12.0
+
+
+class DocFormat(StrEnum):
+    HTML = "html"
+    MD = "md"
+    PDF = "pdf"
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer:
+    """How a format is made: which template family, with charts or not, and the final bytes."""
+
+    family: str  # the template suffix: "html" → draft.en.html.j2
+    charts: bool
+    finish: Callable[[str], bytes]
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def _pdf(html: str) -> bytes:
+    from slacheck.render.pdf import html_to_pdf  # weasyprint loads only when a PDF is asked for
+
+    return html_to_pdf(html)
+
+
+FORMATS: dict[DocFormat, Renderer] = {}
+
+
+def register_format(fmt: DocFormat, renderer: Renderer) -> None:
+    """Add or replace a format; the built-in ones register through here too."""
+    FORMATS[fmt] = renderer
+
+
+register_format(DocFormat.HTML, Renderer("html", charts=True, finish=_utf8))
+register_format(DocFormat.MD, Renderer("md", charts=False, finish=_utf8))
+register_format(DocFormat.PDF, Renderer("html", charts=True, finish=_pdf))
+
+_EXTENSIONS = {
+    ".html": DocFormat.HTML,
+    ".htm": DocFormat.HTML,
+    ".md": DocFormat.MD,
+    ".markdown": DocFormat.MD,
+    ".pdf": DocFormat.PDF,
+}
+
+
+def format_for(path: Path, override: str | None) -> DocFormat:
+    """The output format: ``override`` (``--format``) if given, else from the file's extension."""
+    known = ", ".join(f.value for f in DocFormat)
+    if override is not None:
+        try:
+            return DocFormat(override.strip().lower())
+        except ValueError:
+            raise UsageError(f"unknown format {override!r}; use one of {known}") from None
+    fmt = _EXTENSIONS.get(path.suffix.lower())
+    if fmt is None:
+        raise UsageError(
+            f"cannot tell the format of {path} from its extension; name it .html, .md or .pdf, "
+            f"or pass --format ({known})"
+        )
+    return fmt
+
+
+# ---------------------------------------------------------------------------------------------
+# Jinja
+
+
+@lru_cache(maxsize=16)
+def environment(lang: Lang, zone: str) -> Environment:
+    """The template environment for one language and time zone (filters are bound to both).
+
+    HTML templates autoescape (``*.html.j2``); Markdown templates do not, and escape untrusted
+    text with the ``md`` filter instead.
+    """
+    env = Environment(
+        loader=PackageLoader("slacheck", "templates"),
+        autoescape=select_autoescape(
+            enabled_extensions=("html.j2", "html"),
+            disabled_extensions=("md.j2", "j2"),
+            default_for_string=True,
+            default=True,
+        ),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    fmt = Formatter(lang, ZoneInfo(zone))
+    env.filters.update(fmt.filters())
+    env.globals.update(
+        L=LABELS[lang],
+        lang=lang,
+        f=fmt,
+        verdict_colours=charts.VERDICT_COLOURS,
+        version=__version__,
+    )
+    return env
+
+
+def _css() -> Markup:
+    from slacheck.render.pdf import ASSETS
+
+    # our own stylesheet, inlined so the HTML stands alone and the PDF fetches nothing
+    return Markup((ASSETS / "report.css").read_text(encoding="utf-8"))
+
+
+def _render(doc: str, lang: str, fmt: DocFormat, context: dict[str, Any]) -> bytes:
+    language = check_lang(lang)
+    renderer = FORMATS.get(fmt)
+    if renderer is None:
+        raise UsageError(f"no renderer registered for format {fmt!r}")
+    contract: Contract = context["contract"]
+    env = environment(language, contract.contract.time_zone or "UTC")
+    template = env.get_template(f"{doc}.{language}.{renderer.family}.j2")
+    text = template.render(css=_css() if renderer.family == "html" else "", **context)
+    return renderer.finish(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Views shared by the documents
+
+
+def contract_sha256(contract: Contract) -> str:
+    """SHA-256 of the contract's canonical JSON: what was checked, whatever the YAML looked like."""
+    return hashlib.sha256(contract.model_dump_json().encode("utf-8")).hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One input in the evidence appendix: shown by file name, identified by its hash."""
+
+    name: str
+    kind: str
+    rows: int | None
+    sha256: str
+
+
+def _inputs(
+    contract: Contract, contract_file: Path | None, sources: Sequence[SourceFile]
+) -> tuple[Input, ...]:
+    first = (
+        Input(contract_file.name, "contract (YAML)", None, _file_sha256(contract_file))
+        if contract_file is not None
+        else Input(
+            contract.contract.id, "contract (canonical JSON)", None, contract_sha256(contract)
+        )
+    )
+    traces = sorted(
+        (Input(Path(s.path).name, s.format, s.rows, s.sha256) for s in sources),
+        key=lambda i: (i.name, i.sha256),
+    )
+    return (first, *traces)
+
+
+def _short_example(text: str, sources: Sequence[SourceFile]) -> str:
+    """A set-aside example ("<path>: row 12") with the file named as the evidence table does."""
+    for s in sources:
+        if text.startswith(s.path + ":"):
+            return Path(s.path).name + text[len(s.path) :]
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class RateEquivalent:
+    """A rate limit restated on the other basis, at the contract's (or an assumed) task size."""
+
+    steps: float
+    assumed: bool
+    value: float
+    unit: str  # "tasks" or "requests"
+
+
+def rate_equivalent(contract: Contract) -> RateEquivalent | None:
+    rl = contract.rate_limit
+    if rl is None or rl.basis is RateLimitBasis.PER_TOKEN:
+        return None
+    steps = rl.steps_per_task if rl.steps_per_task is not None else ASSUMED_STEPS_PER_TASK
+    assumed = rl.steps_per_task is None
+    if rl.basis is RateLimitBasis.PER_REQUEST:
+        return RateEquivalent(steps, assumed, rl.limit / steps, "tasks")
+    return RateEquivalent(steps, assumed, rl.limit * steps, "requests")
+
+
+#: where a review finding belongs in the draft, by the first segment of its field path
+_SECTIONS = {
+    "latency": "point",
+    "regions": "regions",
+    "routing": "regions",
+    "peak": "peak",
+    "rate_limit": "rate_limit",
+    "availability": "availability",
+    "credits": "availability",
+    "exclusions": "exclusions",
+}
+
+
+def _by_section(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {
+        k: []
+        for k in ("general", "point", "regions", "peak", "rate_limit", "availability", "exclusions")
+    }
+    for f in findings:
+        head = str(f.field[0]) if f.field else ""
+        out[_SECTIONS.get(head, "general")].append(f)
+    return out
+
+
+def _identity(contract: Contract) -> dict[str, Any]:
+    return {
+        "contract": contract,
+        "c": contract.contract,
+        "rate_eq": rate_equivalent(contract),
+        "contract_sha": contract_sha256(contract),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Draft
+
+
+def render_draft(contract: Contract, *, lang: str, fmt: DocFormat) -> bytes:
+    """The clause draft: every clause from the contract, with the review's findings as notes."""
+    findings = review(contract)
+    context = {
+        **_identity(contract),
+        "findings": findings,
+        "notes": _by_section(findings),
+        "credit_tiers": sorted(
+            contract.credits.tiers if contract.credits else [],
+            key=lambda t: -t.from_percent,
+        ),
+    }
+    return _render("draft", lang, fmt, context)
+
+
+# ---------------------------------------------------------------------------------------------
+# Acceptance criteria
+
+
+@dataclass(frozen=True)
+class AcceptInputs:
+    """What the acceptance document needs: the contract and, with traces, the field check."""
+
+    contract: Contract
+    fields: FieldCheck | None = None
+    sources: tuple[SourceFile, ...] = ()
+    quality: Quality | None = None
+    contract_file: Path | None = None
+
+
+def prepare_accept(
+    contract: Contract, traces: Traces | None, *, contract_file: Path | None = None
+) -> AcceptInputs:
+    if traces is None:
+        return AcceptInputs(contract, contract_file=contract_file)
+    from slacheck.match.fields import check_fields
+
+    return AcceptInputs(
+        contract, check_fields(contract, traces), traces.sources, traces.quality, contract_file
+    )
+
+
+def render_accept(
+    contract: Contract,
+    traces: Traces | None,
+    *,
+    lang: str,
+    fmt: DocFormat,
+    contract_file: Path | None = None,
+) -> bytes:
+    """Acceptance criteria per term; with traces, the eight-item field check; a sign-off."""
+    return render_prepared_accept(
+        prepare_accept(contract, traces, contract_file=contract_file), lang=lang, fmt=fmt
+    )
+
+
+def render_prepared_accept(inputs: AcceptInputs, *, lang: str, fmt: DocFormat) -> bytes:
+    fc = inputs.fields
+    context = {
+        **_identity(inputs.contract),
+        "fields": fc,
+        "items": tuple(sorted(fc.items, key=lambda i: i.item)) if fc else (),
+        "gaps": fc.gaps() if fc else (),
+        "inputs": _inputs(inputs.contract, inputs.contract_file, inputs.sources),
+        "quality": inputs.quality,
+        "set_aside": sorted(inputs.quality.set_aside.items()) if inputs.quality else [],
+    }
+    return _render("accept", lang, fmt, context)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compliance report
+
+
+@dataclass(frozen=True, slots=True)
+class Traffic:
+    """Model calls in the period by the model that answered and by serving region (the busiest
+    first), so the report shows what the traces hold, names as recorded."""
+
+    models: tuple[tuple[str, int, int], ...]  # (model as recorded, calls, of them in scope)
+    regions: tuple[tuple[str, int, str], ...]  # (region, calls, primary|failover|unlisted|unknown)
+
+
+_TOP = 20
+
+
+def _traffic(ctx: Any) -> Traffic:
+    import ibis
+
+    from slacheck.match.derive import in_scope
+
+    contract: Contract = ctx.contract
+    w = ctx.period
+    c = ctx.calls
+    c = c.filter((c.start_us >= w.start_us) & (c.start_us < w.end_us))
+    c = c.mutate(
+        _model=ibis.coalesce(c.response_model, c.request_model).fill_null("—"),
+        _in=in_scope(c, contract.scope).cast("int64"),
+        _region=c.region_d.fill_null(""),
+    )
+    models = (
+        c.group_by("_model")
+        .aggregate(calls=c.count(), scoped=c._in.sum())
+        .order_by([ibis.desc("calls"), "_model"])
+        .limit(_TOP)
+        .to_pyarrow()
+        .to_pylist()
+    )
+    regions = (
+        c.group_by("_region")
+        .aggregate(calls=c.count())
+        .order_by([ibis.desc("calls"), "_region"])
+        .limit(_TOP)
+        .to_pyarrow()
+        .to_pylist()
+    )
+    spec = contract.regions
+    primary = {r.name for r in spec.primary} if spec else set()
+    failover = {r.name for r in spec.failover} if spec else set()
+
+    def role(name: str) -> str:
+        if not name:
+            return "unknown"
+        return "primary" if name in primary else "failover" if name in failover else "unlisted"
+
+    return Traffic(
+        models=tuple((str(r["_model"]), int(r["calls"]), int(r["scoped"] or 0)) for r in models),
+        regions=tuple(
+            (str(r["_region"]), int(r["calls"]), role(str(r["_region"]))) for r in regions
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Everything the report shows, computed once and rendered in any language and format."""
+
+    contract: Contract
+    period: str
+    evaluation: Evaluation
+    fields: FieldCheck
+    budget: Budget
+    distributions: tuple[charts.Distribution, ...]
+    period_start_us: int
+    period_end_us: int
+    data_start_us: int | None
+    data_end_us: int | None
+    traffic: Traffic
+    contract_file: Path | None = None
+
+
+def prepare_report(
+    contract: Contract,
+    traces: Traces,
+    *,
+    period: str,
+    evaluation: Evaluation | None = None,
+    contract_file: Path | None = None,
+) -> ReportInputs:
+    """Evaluate (unless ``evaluation`` is given), check fields, analyse the budget, and read
+    each latency term's measured values for the charts."""
+    from slacheck.budget import analyse
+    from slacheck.checks.context import CheckContext
+    from slacheck.evaluate import evaluate
+    from slacheck.match.fields import check_fields
+    from slacheck.windows import parse_period
+
+    window = parse_period(period, contract.zone)
+    if evaluation is None:
+        evaluation = evaluate(contract, traces, period=period)
+    elif evaluation.period is not None and evaluation.period != period:
+        raise UsageError(
+            f"the evaluation covers {evaluation.period}, not the report's period {period}"
+        )
+    ctx = CheckContext(contract, traces, window)
+    lo, hi = ctx.data_range
+    return ReportInputs(
+        contract=contract,
+        period=period,
+        evaluation=evaluation,
+        fields=check_fields(contract, traces),
+        budget=analyse(traces),
+        distributions=_distributions(ctx, evaluation.results),
+        period_start_us=window.start_us,
+        period_end_us=window.end_us,
+        data_start_us=lo,
+        data_end_us=hi,
+        traffic=_traffic(ctx),
+        contract_file=contract_file,
+    )
+
+
+def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Distribution, ...]:
+    """Per latency term: its ok, non-excluded units' values in the period (sorted).
+
+    Read at the contracted point when every unit has it, else at the later point the check
+    falls back to (an upper bound), as ``checks.latency.choose_point`` does per window.
+    """
+    from slacheck.checks.latency import call_base, term_units
+
+    contract: Contract = ctx.contract
+    if not contract.latency or ctx.period is None:
+        return ()
+    base = call_base(ctx)
+    w = ctx.period
+    out: list[charts.Distribution] = []
+    for term in contract.latency:
+        units = term_units(ctx, term, base)
+        t = units.table
+        t = t.filter(
+            (t._state == "ok")
+            & t._ex.isnull()
+            & (t.start_us >= w.start_us)
+            & (t.start_us < w.end_us)
+        )
+        cols = t.select("_p", "_f").to_pyarrow()
+        p = cols.column("_p").drop_null().to_numpy(zero_copy_only=False).astype(np.float64)
+        fb = cols.column("_f").drop_null().to_numpy(zero_copy_only=False).astype(np.float64)
+        use_fallback = units.fallback is not None and p.size < cols.num_rows and fb.size > 0
+        point = units.fallback if use_fallback and units.fallback else units.primary
+        values = np.sort(fb if use_fallback else p)
+        obj = term.objective
+        monthly = tuple(
+            (r.window, float(r.observed))
+            for r in sorted(results, key=lambda r: r.window)
+            if r.term_id == term.id and r.observed is not None and r.measured_at == point.name
+        )
+        tps = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
+        out.append(
+            charts.Distribution(
+                term_id=term.id,
+                values=values,
+                threshold=obj.threshold,
+                at_most=obj.direction is Direction.AT_MOST,
+                unit="tokens/s" if tps else "ms",
+                percentile=obj.percentile if isinstance(obj, OccurrenceObjective) else None,
+                measured_at=point.name,
+                upper_bound=use_fallback and point.bound is not None,
+                monthly=monthly,
+            )
+        )
+    return tuple(out)
+
+
+def render_report(
+    contract: Contract,
+    traces: Traces,
+    *,
+    period: str,
+    lang: str,
+    fmt: DocFormat,
+    evaluation: Evaluation | None = None,
+    contract_file: Path | None = None,
+) -> bytes:
+    """The compliance report for ``period``; pass ``evaluation`` to reuse one already run."""
+    inputs = prepare_report(
+        contract, traces, period=period, evaluation=evaluation, contract_file=contract_file
+    )
+    return render_prepared_report(inputs, lang=lang, fmt=fmt)
+
+
+_KIND_ORDER = (
+    "latency",
+    "time_slice",
+    "regions",
+    "routing",
+    "residency",
+    "peak",
+    "rate_limit",
+    "availability",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """One term in the summary table: its result in each window (by window label)."""
+
+    term_id: str
+    kind: str
+    cells: Mapping[str, TermResult]
+
+
+def _term_key(contract: Contract) -> Callable[[TermResult], tuple[int, int, str, str]]:
+    latency = {t.id: i for i, t in enumerate(contract.latency)}
+
+    def key(r: TermResult) -> tuple[int, int, str, str]:
+        kind = _KIND_ORDER.index(r.kind) if r.kind in _KIND_ORDER else len(_KIND_ORDER)
+        return (kind, latency.get(r.term_id, 0), r.term_id, r.window)
+
+    return key
+
+
+def _summary(
+    contract: Contract, results: Sequence[TermResult]
+) -> tuple[list[str], list[SummaryRow]]:
+    ordered = sorted(results, key=_term_key(contract))
+    cells: dict[str, dict[str, TermResult]] = {}
+    kinds: dict[str, str] = {}
+    for r in ordered:
+        cells.setdefault(r.term_id, {})[r.window] = r
+        kinds.setdefault(r.term_id, r.kind)
+    rows = [SummaryRow(term, kinds[term], by_window) for term, by_window in cells.items()]
+    return sorted({r.window for r in ordered}), rows
+
+
+def render_prepared_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
+    """The report from prepared inputs: one evaluation rendered in every language and format."""
+    language = check_lang(lang)
+    renderer = FORMATS.get(fmt)
+    if renderer is None:
+        raise UsageError(f"no renderer registered for format {fmt!r}")
+    contract = inputs.contract
+    ev = inputs.evaluation
+    results = sorted(ev.results, key=_term_key(contract))
+    windows, rows = _summary(contract, results)
+    by_kind: dict[str, list[TermResult]] = {}
+    for r in results:
+        by_kind.setdefault(r.kind, []).append(r)
+    latency_ids = {t.id for t in contract.latency}
+    latency_results = [r for r in results if r.term_id in latency_ids]
+    fc = inputs.fields
+    credits = [
+        r for r in by_kind.get("availability", []) if r.details.get("credit_percent") is not None
+    ]
+    context: dict[str, Any] = {
+        **_identity(contract),
+        "period": inputs.period,
+        "period_start_us": inputs.period_start_us,
+        "period_last_us": inputs.period_end_us - 1,
+        "data_start_us": inputs.data_start_us,
+        "data_end_us": inputs.data_end_us,
+        "evaluation": ev,
+        "counts": ev.counts(),
+        "windows": windows,
+        "rows": rows,
+        "results": results,
+        "by_kind": by_kind,
+        "latency_results": latency_results,
+        "other_results": [r for r in results if r.kind not in _KIND_ORDER],
+        "credits_owed": credits,
+        "mismatches": sorted(
+            fc.mismatches, key=lambda m: (m.severity.rank, str(m.code), m.term_id or "")
+        ),
+        "fields": fc,
+        "budget": inputs.budget,
+        "quality": ev.quality,
+        "set_aside": sorted(ev.quality.set_aside.items()),
+        "examples": {
+            k: [_short_example(x, ev.sources) for x in v]
+            for k, v in sorted(ev.quality.examples.items())
+        },
+        "inputs": _inputs(contract, inputs.contract_file, ev.sources),
+        "traffic": inputs.traffic,
+        "charts": _charts(inputs, results, windows, language) if renderer.charts else {},
+    }
+    return _render("report", language, fmt, context)
+
+
+def _charts(
+    inputs: ReportInputs, results: Sequence[TermResult], windows: Sequence[str], lang: Lang
+) -> dict[str, Any]:
+    contract = inputs.contract
+    fmt = Formatter(lang, contract.zone)
+    terms = {t.id: t for t in contract.latency}
+    monthly = [
+        charts.MonthlyPoint(
+            r.term_id, r.window, str(r.verdict), r.observed, terms[r.term_id].objective.threshold
+        )
+        for r in results
+        if r.term_id in terms
+    ]
+    peak = [
+        charts.PeakPoint(
+            r.window,
+            r.details.get("p95_ms_at_peak"),
+            r.details.get("p95_ms_off_peak"),
+            int(r.details.get("peak_minutes") or 0),
+        )
+        for r in results
+        if r.kind == "peak"
+    ]
+    parts = [(p.name, p.per_task_ms, p.share) for p in inputs.budget.parts]
+    latency_windows = sorted({p.window for p in monthly})
+    return {
+        "latency": {d.term_id: charts.latency_distribution(d, fmt) for d in inputs.distributions},
+        "breakdown": charts.time_breakdown(parts, fmt),
+        "monthly": charts.monthly_compliance(monthly, latency_windows, fmt) if monthly else None,
+        "peak": charts.peak_vs_off_peak(peak, fmt) if contract.peak is not None else None,
+    }
