@@ -479,7 +479,7 @@ def demo(
     ),
     tasks: Annotated[int, typer.Option("--tasks", min=10, help="Agent tasks to generate.")] = 4000,
 ) -> None:
-    """30 days of synthetic traffic checked against a bundled contract; every document written."""
+    """A month (31 days) of synthetic traffic checked against a bundled contract; all documents."""
     from slacheck.demo import headlines, run_demo
 
     with err.status("running the demo…") as status:
