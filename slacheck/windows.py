@@ -16,6 +16,10 @@ from slacheck.errors import UsageError
 
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
+#: A window whose first or last call is within this of its edge counts as covered: traces
+#: rarely start on the dot, and an agent service is often quiet for hours at night.
+COVER_SLACK_US = 3 * 3_600_000_000
+
 
 @dataclass(frozen=True, slots=True)
 class CalendarWindow:

@@ -15,6 +15,7 @@ from slacheck.match import derive
 from slacheck.trace.ingest import Traces
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import (
+    COVER_SLACK_US,
     CalendarWindow,
     in_intervals_expr,
     maintenance_intervals,
@@ -68,12 +69,11 @@ class CheckContext:
         return windows_for(kind, zone, lo, hi, anchor=self.contract.contract.effective.start)
 
     def partial(self, w: CalendarWindow) -> bool:
-        """The traces cover only part of the window (allowing a minute at either edge)."""
+        """The traces cover only part of the window (allowing ``COVER_SLACK_US`` at either edge)."""
         lo, hi = self.data_range
         if lo is None or hi is None:
             return True
-        slack = 60_000_000
-        return lo > w.start_us + slack or hi < w.end_us - slack
+        return lo > w.start_us + COVER_SLACK_US or hi < w.end_us - COVER_SLACK_US
 
     @cached_property
     def maintenance(self) -> list[tuple[int, int]]:

@@ -37,6 +37,7 @@ from slacheck.contract.review import Severity
 from slacheck.match.derive import effective_scope, in_scope, point_value, scope_match, succeeded
 from slacheck.trace.ingest import Traces
 from slacheck.windows import (
+    COVER_SLACK_US,
     from_us,
     in_intervals_expr,
     month_window,
@@ -61,7 +62,7 @@ _QUARTER_HOUR = 15 * _MIN
 _HOUR = 60 * _MIN
 _DAY = 24 * _HOUR
 #: a window missing less than this counts as covered (traces rarely start on the dot)
-_COVER_SLACK_DAYS = 1 / 24
+_COVER_SLACK_DAYS = COVER_SLACK_US / 86_400e6
 #: a component of task time below this share is left out of a title (still in the numbers)
 _SHARE_SHOWN = 0.005
 
