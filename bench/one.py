@@ -68,8 +68,16 @@ def main() -> None:
     t0 = time.perf_counter()
     extra = STEPS[step](path, db)
     seconds = time.perf_counter() - t0
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({"seconds": seconds, "peak_mib": peak_kib / 1024, **extra}))
+    print(json.dumps({"seconds": seconds, "peak_mib": _peak_mib(), **extra}))
+
+
+def _peak_mib() -> float:
+    """This process's peak resident memory. VmHWM, not ru_maxrss: the latter survives exec,
+    so it would report the parent's peak (the parent generated the trace)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 if __name__ == "__main__":
