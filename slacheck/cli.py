@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -201,12 +202,15 @@ def _ingest(paths: list[Path], trace_format: str | None, mapping: Path | None, e
     from slacheck.trace.ingest import ingest
     from slacheck.trace.tabular import load_mapping
 
+    # A DuckDB file instead of memory, for inputs larger than memory (see the README).
+    database = os.environ.get("SLACHECK_DUCKDB_FILE") or None
     with err.status("reading traces…"):
         return ingest(
             paths,
             fmt=trace_format,
             mapping=load_mapping(mapping) if mapping else None,
             engine=engine,
+            database=database,
         )
 
 
