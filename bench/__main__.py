@@ -60,7 +60,7 @@ def main() -> int:
     scan, ing = _run("scan", path), _run("ingest", path)
     rate = spans / float(ing["seconds"])  # type: ignore[arg-type]
     ratio = float(ing["seconds"]) / float(scan["seconds"])  # type: ignore[arg-type]
-    print("\ningestion (read, set aside, flag orphans, materialise)")
+    print("\ningestion (read, classify every row, set aside, flag orphans)")
     print(f"  duckdb bare scan  {scan['seconds']:7.2f} s   peak {scan['peak_mib']:6.0f} MiB")
     print(
         f"  slacheck ingest   {ing['seconds']:7.2f} s   peak {ing['peak_mib']:6.0f} MiB"
