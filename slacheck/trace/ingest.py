@@ -240,36 +240,34 @@ def _quality(
     spans = t.filter(t._reason.isnull()).drop("_reason")
     bad = t.filter(t._reason.notnull()).drop("orphan")
 
-    totals = t.aggregate(
-        rows_read=t.count(),
-        rows_used=t._reason.isnull().sum(),
-        orphans=(t._reason.isnull() & t.orphan).sum(),
-    ).execute()
-    counts = bad.group_by(reason=bad._reason).aggregate(n=bad.count()).execute()
-    set_aside = {str(r): int(n) for r, n in zip(counts["reason"], counts["n"], strict=True)}
+    # Rows read are counted on the input itself, the rest in one pass over the classified rows:
+    # a join that duplicated or lost rows would break the accounting check below.
+    rows_read = int(raw.count().execute())
+    groups = t.group_by(reason=t._reason).aggregate(n=t.count(), orphans=t.orphan.sum()).execute()
+    set_aside: dict[str, int] = {}
+    rows_used = orphans = 0
+    for r, n, o in zip(groups["reason"], groups["n"], groups["orphans"], strict=True):
+        if r is None or r != r:  # null reason: the rows used (NaN when pandas fills it)
+            rows_used, orphans = int(n), int(o or 0)
+        else:
+            set_aside[str(r)] = int(n)
     ew = ibis.window(group_by=bad._reason, order_by=[bad.source_file, bad.source_ref])
     ex = bad.mutate(_i=ibis.row_number().over(ew)).filter(lambda x: x._i < _EXAMPLES)
     ex_df = ex.select(ex._reason, ex.source_file, ex.source_ref).execute()
     examples: dict[str, list[str]] = {}
     for r, f, ref in zip(ex_df["_reason"], ex_df["source_file"], ex_df["source_ref"], strict=True):
         examples.setdefault(str(r), []).append(f"{f}: {ref}")
-    orphans_t = spans.filter(spans.orphan)
-    orphan_df = (
-        orphans_t.order_by([orphans_t.source_file, orphans_t.source_ref])
-        .select("source_file", "source_ref")
-        .limit(_EXAMPLES)
-        .execute()
-    )
-    row = totals.iloc[0]
+    # orphan examples come from the small flags table, not from another scan
+    lone = flags.filter(flags.f_orphan & ~flags.f_dup)
+    orphan_df = lone.order_by([lone.f_file, lone.f_ref]).limit(_EXAMPLES).execute()
     quality = Quality(
-        rows_read=int(row["rows_read"]),
-        rows_used=int(row["rows_used"] or 0),
+        rows_read=rows_read,
+        rows_used=rows_used,
         set_aside=set_aside,
         examples={k: tuple(sorted(v)) for k, v in examples.items()},
-        orphans=int(row["orphans"] or 0),
+        orphans=orphans,
         orphan_examples=tuple(
-            f"{f}: {r}"
-            for f, r in zip(orphan_df["source_file"], orphan_df["source_ref"], strict=True)
+            f"{f}: {r}" for f, r in zip(orphan_df["f_file"], orphan_df["f_ref"], strict=True)
         ),
     )
     if quality.rows_read != quality.rows_used + quality.rows_set_aside:
