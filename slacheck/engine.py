@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
 import tempfile
 from enum import StrEnum
 from typing import Any
@@ -31,6 +33,7 @@ def connect(engine: Engine | str = Engine.DUCKDB, database: str | None = None) -
         # then stays under 1.5 GiB (and runs no slower). SLACHECK_DUCKDB_MEMORY raises it.
         limit = os.environ.get("SLACHECK_DUCKDB_MEMORY", "1GB")
         scratch = tempfile.mkdtemp(prefix="slacheck-duckdb-")
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
         try:
             con.raw_sql(f"SET memory_limit = '{limit}'")
         except Exception:  # DuckDB's own parser error type
