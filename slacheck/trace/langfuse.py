@@ -13,12 +13,11 @@ from slacheck.trace.otlp import read_genai_attributes
 from slacheck.trace.records import (
     SpanRows,
     as_text,
-    classify_status,
     decode_embedded,
-    error_class,
     load_json,
     problem,
     read_usage,
+    set_status,
 )
 from slacheck.trace.schema import Kind
 
@@ -105,16 +104,7 @@ def _add_observation(rows: SpanRows, ref: str, observation: dict[str, Any]) -> N
         fields["operation"] = "embeddings"
     failed = str(observation.get("level") or "").upper() == "ERROR"
     message = as_text(observation.get("statusMessage"))
-    if fields.get("error_type") is None and failed:
-        fields["error_type"] = error_class(message)
-    fields["status"] = str(
-        classify_status(
-            failed=failed,
-            error_type=fields.get("error_type"),
-            http_status=fields.get("http_status"),
-            message=message,
-        )
-    )
+    set_status(fields, failed=failed, message=message)
     fields["kind"] = str(TYPE_KIND.get(kind_type, Kind.OTHER))
     fields["task_id"] = as_text(observation.get("traceId"))
     fields["span_id"] = as_text(observation.get("id"))

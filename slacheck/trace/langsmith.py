@@ -12,13 +12,12 @@ from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.trace.records import (
     SpanRows,
     as_text,
-    classify_status,
     decode_embedded,
-    error_class,
     load_json,
     lookup,
     problem,
     read_usage,
+    set_status,
 )
 from slacheck.trace.schema import Kind
 
@@ -183,12 +182,7 @@ def _add_run(rows: SpanRows, ref: str, run: dict[str, Any]) -> None:
         fields["operation"] = _MODEL_TYPE_OPERATION.get(str(metadata.get("ls_model_type")))
     error = as_text(run.get("error"))
     failed = bool(error and error.strip()) or run.get("status") == "error"
-    fields["error_type"] = error_class(error)
-    fields["status"] = str(
-        classify_status(
-            failed=failed, error_type=fields["error_type"], http_status=None, message=error
-        )
-    )
+    set_status(fields, failed=failed, message=error)
     fields["kind"] = str(RUN_TYPE_KIND.get(run_type, Kind.OTHER))
     fields["task_id"] = _trace_id(run)
     fields["span_id"] = as_text(run.get("id"))

@@ -19,10 +19,9 @@ from slacheck.trace.records import (
     as_float,
     as_int,
     as_text,
-    classify_status,
-    error_class,
     load_json,
     problem,
+    set_status,
 )
 from slacheck.trace.schema import Kind, SetAside
 
@@ -271,16 +270,7 @@ def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str
     status = status if isinstance(status, dict) else {}
     failed = status.get("code") in _ERROR_CODES
     message = as_text(status.get("message"))
-    if fields.get("error_type") is None and failed:
-        fields["error_type"] = error_class(message)
-    fields["status"] = str(
-        classify_status(
-            failed=failed,
-            error_type=fields.get("error_type"),
-            http_status=fields.get("http_status"),
-            message=message,
-        )
-    )
+    set_status(fields, failed=failed, message=message)
     fields["kind"] = str(OPERATION_KIND.get(fields.get("operation") or "", Kind.OTHER))
     fields["task_id"] = _otlp_id(span.get("traceId"), 16)
     fields["span_id"] = _otlp_id(span.get("spanId"), 8)

@@ -273,6 +273,23 @@ def classify_status(
     return Status.OK
 
 
+def set_status(fields: dict[str, Any], *, failed: bool, message: str | None) -> None:
+    """Fill ``status`` (and ``error_type`` from the message, for a failed call without one).
+
+    One rule for every reader: the source's failure flag, error class, HTTP status and message.
+    """
+    if fields.get("error_type") is None and failed:
+        fields["error_type"] = error_class(message)
+    fields["status"] = str(
+        classify_status(
+            failed=failed,
+            error_type=fields.get("error_type"),
+            http_status=fields.get("http_status"),
+            message=message,
+        )
+    )
+
+
 def error_class(text: object) -> str | None:
     """A short error class from an error text: ``RateLimitError('...')`` → ``RateLimitError``;
     a short one-line message as it is; a long message without a class → None."""
