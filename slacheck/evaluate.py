@@ -65,6 +65,12 @@ def evaluate(
     only: Iterable[str] | None = None,
 ) -> Evaluation:
     """Check ``contract`` against ``traces``. ``period``: `2026-07` or `2026-Q3` (contract zone)."""
+    window = parse_period(period, contract.zone) if period else None
+    return run_checks(CheckContext(contract, traces, window), only=only)
+
+
+def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evaluation:
+    """``evaluate`` on a context the caller keeps (its derived tables are then built once)."""
     registry = load_builtin_checks()
     # report order: latency first, then the clauses in the order DOMAIN.md gives them
     preferred = ["latency", "regions", "peak", "rate_limit", "availability"]
@@ -73,16 +79,15 @@ def evaluate(
     unknown = [n for n in names if n not in registry]
     if unknown:
         raise UsageError(f"unknown check(s) {', '.join(unknown)}; known: {', '.join(registry)}")
-    window = parse_period(period, contract.zone) if period else None
-    ctx = CheckContext(contract, traces, window)
     results: list[TermResult] = []
     for name in names:
         results.extend(registry[name](ctx))
+    traces = ctx.traces
     return Evaluation(
-        contract=contract,
+        contract=ctx.contract,
         results=tuple(results),
         sources=traces.sources,
         quality=traces.quality,
         engine=str(traces.engine),
-        period=period,
+        period=None if ctx.period is None else ctx.period.label,
     )

@@ -34,7 +34,7 @@ from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
 from slacheck.render import charts
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang
-from slacheck.trace.ingest import Quality, SourceFile, Traces
+from slacheck.trace.ingest import Quality, SourceFile, Traces, sha256_of
 from slacheck.verdict import TermResult
 
 if TYPE_CHECKING:
@@ -193,14 +193,6 @@ def contract_sha256(contract: Contract) -> str:
     return hashlib.sha256(contract.model_dump_json().encode("utf-8")).hexdigest()
 
 
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 @dataclass(frozen=True, slots=True)
 class Input:
     """One input in the evidence appendix: shown by file name, identified by its hash."""
@@ -215,7 +207,7 @@ def _inputs(
     contract: Contract, contract_file: Path | None, sources: Sequence[SourceFile]
 ) -> tuple[Input, ...]:
     first = (
-        Input(contract_file.name, "contract (YAML)", None, _file_sha256(contract_file))
+        Input(contract_file.name, "contract (YAML)", None, sha256_of(contract_file))
         if contract_file is not None
         else Input(
             contract.contract.id, "contract (canonical JSON)", None, contract_sha256(contract)
@@ -457,18 +449,19 @@ def prepare_report(
     each latency term's measured values for the charts."""
     from slacheck.budget import analyse
     from slacheck.checks.context import CheckContext
-    from slacheck.evaluate import evaluate
+    from slacheck.evaluate import run_checks
     from slacheck.match.fields import check_fields
     from slacheck.windows import parse_period
 
     window = parse_period(period, contract.zone)
-    if evaluation is None:
-        evaluation = evaluate(contract, traces, period=period)
-    elif evaluation.period is not None and evaluation.period != period:
-        raise UsageError(
-            f"the evaluation covers {evaluation.period}, not the report's period {period}"
-        )
+    # one context for the verdicts and the charts: its derived call table is built once
     ctx = CheckContext(contract, traces, window)
+    if evaluation is None:
+        evaluation = run_checks(ctx)
+    elif evaluation.period is not None and evaluation.period != window.label:
+        raise UsageError(
+            f"the evaluation covers {evaluation.period}, not the report's period {window.label}"
+        )
     lo, hi = ctx.data_range
     return ReportInputs(
         contract=contract,
