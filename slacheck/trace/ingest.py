@@ -26,7 +26,6 @@ from slacheck.trace.tabular import (
 )
 
 FORMATS = ("otlp", "langfuse", "langsmith", "table", "canonical")
-_JSON_FORMATS = ("otlp", "langfuse", "langsmith")
 _EXAMPLES = 3
 
 
@@ -153,6 +152,9 @@ def ingest(
                 elif kind == "canonical" or use is None:
                     use = identity_mapping(table_format(path) or "parquet")
                 part = read_table(con, path, use)
+                if table_format(path) != "parquet":
+                    # text is parsed once, here; Parquet is scanned in place by later queries
+                    part = _read_once(con, part, path)
                 parts.append(part)
                 rows = int(part.count().execute())
             else:
@@ -169,13 +171,25 @@ def ingest(
         merged = pa.concat_tables(arrow_parts)
         parts.append(_register(con, merged))
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
-    # Text tables are parsed once; Parquet is scanned in place; JSON is already in the engine.
-    parsed_text = any(
-        s.format not in _JSON_FORMATS and table_format(Path(s.path)) != "parquet" for s in sources
-    )
-    return _quality(
-        con, raw, tuple(sources), materialise=parsed_text or engine_of(con) is Engine.SPARK
-    )
+    # Spark recomputes a lazy plan at every action: give it one materialised input
+    return _quality(con, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
+
+
+def _read_once(con: BaseBackend, part: ir.Table, path: Path) -> ir.Table:
+    """Parse a text table into the engine once; its content errors name the file."""
+    try:
+        return _materialise(con, part)
+    except Exception as exc:  # the engines raise their own types; all mean "unreadable"
+        raise TraceInputError(
+            [
+                Problem(
+                    str(path),
+                    f"cannot read: {str(exc).splitlines()[0]}",
+                    Reason.MALFORMED_TRACE,
+                    fix="check the file's format against the mapping",
+                )
+            ]
+        ) from None
 
 
 def _needs_mapping(path: Path) -> Problem:
