@@ -22,6 +22,38 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 
 
+def screenshot(html_file: Path, png: Path, profile: Path) -> str:
+    """Render ``html_file`` in headless Chromium to ``png``; return Chromium's stderr.
+
+    The flags keep Chromium off the network (no background requests) and log the page's
+    console to stderr, which the browser test reads.
+    """
+    out = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--screenshot={png}",
+            "--window-size=1200,1600",
+            html_file.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return out.stderr
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("-o", "--out", type=Path, default=ROOT / "docs" / "report-first-page.png")
@@ -46,29 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         page = work / "report.html"
         page.write_bytes(render_prepared_report(inputs, lang=args.lang, fmt=DocFormat.HTML))
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [
-                CHROMIUM,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                f"--user-data-dir={work / 'p'}",
-                f"--screenshot={args.out.resolve()}",
-                "--window-size=1200,1600",
-                page.as_uri(),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        stderr = screenshot(page, args.out.resolve(), work / "p")
     if not args.out.is_file():
-        print(done.stderr[-2000:], file=sys.stderr)
+        print(stderr[-2000:], file=sys.stderr)
         return 1
     print(f"wrote {args.out}")
     return 0

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
+from scripts.screenshot import CHROMIUM, screenshot  # one Chromium command line for both
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
@@ -50,7 +51,6 @@ PERIOD = "2026-Q3"
 REGEN = os.environ.get("SLACHECK_REGEN_GOLDEN") == "1"
 DOCS = ("draft", "accept", "report")
 LANGS = ("en", "zh")
-CHROMIUM = "/usr/bin/chromium"
 
 Render = Callable[[str, str, DocFormat], bytes]
 
@@ -416,34 +416,6 @@ def _png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     return width, height
-
-
-def screenshot(html_file: Path, png: Path, profile: Path) -> str:
-    """Render ``html_file`` in headless Chromium to ``png``; return Chromium's stderr."""
-    out = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--enable-logging=stderr",
-            "--v=0",
-            f"--screenshot={png}",
-            "--window-size=1200,1600",
-            html_file.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return out.stderr
 
 
 def test_chromium_renders_report_without_console_errors(render: Render, tmp_path: Path) -> None:
