@@ -154,6 +154,15 @@ def _svg(fig: Figure, label: str) -> Markup:
     return Markup(text.strip())
 
 
+#: Most characters of contract text (a term id) drawn inside a chart: longer text would squeeze
+#: the axes to nothing. The full text stays in the chart's aria-label and in the tables.
+_LABEL_CHARS = 24
+
+
+def _fit(text: str) -> str:
+    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
+
+
 def _axis_ms(fmt: Formatter) -> FuncFormatter:
     return FuncFormatter(lambda v, _pos: fmt.duration(v) if v >= 0 else "")
 
@@ -319,7 +328,7 @@ def monthly_compliance(
         ax.grid(axis="y", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         # the key: bar numbers → term ids, then the verdict colours that appear
-        key = [f"{i + 1}  {term}" for i, term in enumerate(terms)]
+        key = [f"{i + 1}  {_fit(term)}" for i, term in enumerate(terms)]
         key += [f"■ {fmt.verdict(v)}" for v in VERDICT_COLOURS if v in seen]
         colours = [_INK] * len(terms) + [VERDICT_COLOURS[v] for v in VERDICT_COLOURS if v in seen]
         for i, (text, colour) in enumerate(zip(key, colours, strict=True)):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from slacheck import __version__
@@ -33,7 +33,7 @@ from slacheck.contract.model import (
 from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
 from slacheck.render import charts
-from slacheck.render.format import LABELS, Formatter, Lang, check_lang
+from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
 from slacheck.trace.ingest import Quality, SourceFile, Traces, sha256_of
 from slacheck.verdict import TermResult
 
@@ -134,30 +134,30 @@ def format_for(path: Path, override: str | None) -> DocFormat:
 
 
 @lru_cache(maxsize=16)
-def environment(lang: Lang, zone: str) -> Environment:
-    """The template environment for one language and time zone (filters are bound to both).
+def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
+    """The template environment for one language, time zone and template family.
 
-    HTML templates autoescape (``*.html.j2``); Markdown templates do not, and escape untrusted
-    text with the ``md`` filter instead.
+    Every template is autoescaped, whatever its file name: partials shared by the HTML and
+    Markdown families (``_criteria.*.j2``) are compiled per family, so contract text reaches
+    no document as live markup. In the Markdown family every value first goes through
+    ``md_text`` (and table cells through the ``md`` filter), which return inert Markup.
     """
     env = Environment(
         loader=PackageLoader("slacheck", "templates"),
-        autoescape=select_autoescape(
-            enabled_extensions=("html.j2", "html"),
-            disabled_extensions=("md.j2", "j2"),
-            default_for_string=True,
-            default=True,
-        ),
+        autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # Markdown: entities only where a viewer would see markup, so the text stays readable
+        finalize=md_text if family == "md" else None,
     )
     fmt = Formatter(lang, ZoneInfo(zone))
     env.filters.update(fmt.filters())
     env.globals.update(
         L=LABELS[lang],
         lang=lang,
+        family=family,
         f=fmt,
         verdict_colours=charts.VERDICT_COLOURS,
         version=__version__,
@@ -178,7 +178,7 @@ def _render(doc: str, lang: str, fmt: DocFormat, context: dict[str, Any]) -> byt
     if renderer is None:
         raise UsageError(f"no renderer registered for format {fmt!r}")
     contract: Contract = context["contract"]
-    env = environment(language, contract.contract.time_zone or "UTC")
+    env = environment(language, contract.contract.time_zone or "UTC", renderer.family)
     template = env.get_template(f"{doc}.{language}.{renderer.family}.j2")
     text = template.render(css=_css() if renderer.family == "html" else "", **context)
     return renderer.finish(text)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
+
+from markupsafe import Markup
 
 from slacheck.contract.model import (
     BusiestMinutesPeak,
@@ -502,16 +505,34 @@ _MONTHS_EN = (
 )
 
 
-def md_cell(value: object) -> str:
-    """Untrusted text made inert in Markdown (table cells included): no HTML, links or code.
+_ENTITY_START = re.compile(r"&(?=#?\w+;)")
 
-    Backslash-escapes what would open a link, code span or table cell, turns ``<`` and ``>``
-    into entities so no viewer renders a tag, and folds newlines into spaces.
+
+def md_text(value: object) -> Markup:
+    """Untrusted text made inert in Markdown prose: no tag or entity a viewer would render.
+
+    ``<`` and ``>`` become entities, and so does an ``&`` that would open one; quotes and
+    other ``&`` stay as they are, so the Markdown reads as plain text. Markup (our own
+    escaped output, e.g. a macro's) passes unchanged. The Markdown template family runs every
+    ``{{ … }}`` through this (the environment's ``finalize``).
     """
+    if isinstance(value, Markup):
+        return value
     text = "" if value is None else str(value)
+    text = _ENTITY_START.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
+    return Markup(text)
+
+
+def md_cell(value: object) -> Markup:
+    """Untrusted text made inert in a Markdown table cell: no HTML, links, code or cell break.
+
+    :func:`md_text`, then backslash-escapes what would open a link, code span or table cell,
+    and folds newlines into spaces. Every Markdown table cell escapes through this.
+    """
+    text = str(md_text(value))
     for ch in ("\\", "|", "[", "]", "`"):
         text = text.replace(ch, "\\" + ch)
-    return text.replace("<", "&lt;").replace(">", "&gt;").replace("\r", " ").replace("\n", " ")
+    return Markup(text.replace("\r", " ").replace("\n", " "))
 
 
 def _trim(x: float, digits: int) -> str:
