@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from rich.text import Text
 
 from slacheck import __version__
 from slacheck.errors import InputError, Problem, SlacheckError, UsageError
+from slacheck.render import jsonout
 
 app = typer.Typer(
     name="slacheck",
@@ -172,7 +172,7 @@ def lint(
         for f in findings:
             line, _ = loaded.position(f.field)
             rows.append({**f.to_dict(), "file": str(contract), "line": line})
-        sys.stdout.write(json.dumps({"findings": rows}, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(jsonout.dumps({"findings": rows}))
     else:
         out.print(findings_table(loaded, findings))
     raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
@@ -231,7 +231,7 @@ def traces_inspect(
 
     summary = summarize(_ingest(paths, trace_format, mapping, engine))
     if fmt is OutputFormat.json:
-        sys.stdout.write(json.dumps(summary.to_dict(), indent=2) + "\n")
+        sys.stdout.write(jsonout.dumps(summary.to_dict()))
     else:
         for table in summary_tables(summary):
             out.print(table)
@@ -313,7 +313,7 @@ def fields(
     c = load_contract(contract)
     result = check_fields(c, _ingest(traces, trace_format, mapping, engine))
     if fmt is ReportFormat.json:
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
         sys.stdout.write(to_markdown(result))
     else:
@@ -353,7 +353,7 @@ def check(
     if junit is not None:
         junit.write_text(to_junit(result), encoding="utf-8")
     if fmt is ReportFormat.json:
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
         sys.stdout.write(evaluation_markdown(result))
     else:
@@ -386,7 +386,7 @@ def budget(
     projections = [s.apply(result) for s in scenarios]
     if fmt is ReportFormat.json:
         data = {**result.to_dict(), "what_if": [p.to_dict() for p in projections]}
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        sys.stdout.write(jsonout.dumps(data))
     else:
         from rich.markdown import Markdown
 

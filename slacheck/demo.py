@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -14,6 +13,7 @@ from slacheck.contract.review import review
 from slacheck.evaluate import Evaluation, evaluate
 from slacheck.match.fields import FieldCheck, check_fields
 from slacheck.match.fields import to_markdown as fields_markdown
+from slacheck.render import jsonout
 from slacheck.render.junit import to_junit
 from slacheck.render.markdown import evaluation_markdown
 from slacheck.trace.generate import TrafficProfile, generate, write
@@ -82,15 +82,15 @@ def run_demo(
 
     progress("clause review and eight-item field check")
     findings = review(contract)
-    save("lint.json", json.dumps({"findings": [f.to_dict() for f in findings]}, indent=2))
+    save("lint.json", jsonout.dumps({"findings": [f.to_dict() for f in findings]}))
     fields = check_fields(contract, traces)
     save("fields.md", fields_markdown(fields))
-    save("fields.json", json.dumps(fields.to_dict(), indent=2, ensure_ascii=False))
+    save("fields.json", jsonout.dumps(fields.to_dict()))
 
     progress("verdicts per term and month")
     evaluation = evaluate(contract, traces, period=MONTH)
     save("check.md", evaluation_markdown(evaluation))
-    save("check.json", json.dumps(evaluation.to_dict(), indent=2, ensure_ascii=False))
+    save("check.json", jsonout.dumps(evaluation.to_dict()))
     save("check.junit.xml", to_junit(evaluation))
     save("budget.md", budget_markdown(analyse(traces)))
 

@@ -9,7 +9,13 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 
 class FieldError(ValueError):
@@ -25,9 +31,30 @@ class FieldError(ValueError):
 
 
 class _Model(BaseModel):
-    """Strict base: unknown keys are errors (with a "did you mean"), models are frozen."""
+    """Strict base: unknown keys are errors (with a "did you mean"), models are frozen, numbers
+    are finite, and a yes/no is never read as a number (YAML's `true` is not 1 ms)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, use_enum_values=False, allow_inf_nan=False
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_as_number(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, value in data.items():
+                field = cls.model_fields.get(key) if isinstance(key, str) else None
+                if isinstance(value, bool) and field and not _admits_bool(field.annotation):
+                    raise FieldError(
+                        (key,), f"{str(value).lower()} is a yes/no, not a value for this field"
+                    )
+        return data
+
+
+def _admits_bool(annotation: Any) -> bool:
+    if annotation is bool:
+        return True
+    return any(_admits_bool(a) for a in typing.get_args(annotation))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -257,6 +257,7 @@ NAMES: dict[str, dict[str, dict[str, str]]] = {
             "end_before_start": "end before start",
             "duplicate_span_id": "duplicate span id",
             "negative_tokens": "negative token count",
+            "impossible_value": "impossible value",
         },
         "zh": {
             "missing_id": "缺少任务或 Span 标识",
@@ -266,6 +267,7 @@ NAMES: dict[str, dict[str, dict[str, str]]] = {
             "end_before_start": "结束时间早于开始时间",
             "duplicate_span_id": "Span 标识重复",
             "negative_tokens": "Token 数为负",
+            "impossible_value": "数值不可能成立",
         },
     },
     "exclusion": {
@@ -563,6 +565,9 @@ class Formatter:
     def name(self, group: str, value: Any) -> str:
         """The label of an enum value or code in this language (the raw value if unknown)."""
         key = _value(value)
+        if group == "set_aside" and ":" in key:  # impossible_value:ttft_ms → name (field)
+            base, field = key.split(":", 1)
+            return f"{self.name(group, base)} ({field})"
         return NAMES[group][self.lang].get(key, key.replace("_", " "))
 
     def verdict(self, v: Any) -> str:

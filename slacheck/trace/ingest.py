@@ -16,7 +16,7 @@ from ibis.backends import BaseBackend
 
 from slacheck.engine import Engine, connect, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
-from slacheck.trace.schema import SetAside
+from slacheck.trace.schema import WITHIN_SPAN_MS, WITHIN_SPAN_SLACK_MS, SetAside
 from slacheck.trace.tabular import (
     Mapping,
     builtin_mapping,
@@ -226,8 +226,26 @@ def reason_expr(t: ir.Table) -> ir.StringValue:
         ),
         (t.end_us < t.start_us, ibis.literal(str(SetAside.END_BEFORE_START))),
         (tokens_negative, ibis.literal(str(SetAside.NEGATIVE_TOKENS))),
+        *_impossible_values(t),
         else_=ibis.null().cast("string"),
     )
+
+
+def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValue]]:
+    """A within-span measurement that is negative, not finite or longer than its span.
+
+    Such a value would decide a verdict (a negative time to first token makes any p95 "met"),
+    so the row is set aside, never measured; the reason names the field.
+    """
+    cases: list[tuple[ir.BooleanValue, ir.StringValue]] = []
+    span_ms = (t.end_us - t.start_us).cast("float64") / 1000.0
+    for name in WITHIN_SPAN_MS:
+        v = t[name]
+        impossible = (
+            v.isnan() | v.isinf() | (v < 0) | (v > span_ms + WITHIN_SPAN_SLACK_MS)
+        ).fill_null(False)
+        cases.append((impossible, ibis.literal(f"{SetAside.IMPOSSIBLE_VALUE}:{name}")))
+    return cases
 
 
 def _quality(

@@ -38,6 +38,18 @@ class SetAside(StrEnum):
     END_BEFORE_START = "end_before_start"
     DUPLICATE_SPAN_ID = "duplicate_span_id"
     NEGATIVE_TOKENS = "negative_tokens"
+    #: a measurement no clock can give: negative, not finite, or longer than its own span;
+    #: reported with the field, e.g. ``impossible_value:ttft_ms``
+    IMPOSSIBLE_VALUE = "impossible_value"
+
+
+#: Measurements that happen inside a span, so none can be negative or exceed the span itself.
+WITHIN_SPAN_MS: tuple[str, ...] = ("ttft_ms", "server_ms", "queue_ms", "network_ms")
+
+#: Slack for a within-span measurement recorded at a finer clock than the span's timestamps
+#: (seconds as a float against millisecond timestamps): more than this over the span's
+#: duration is impossible, not rounding.
+WITHIN_SPAN_SLACK_MS = 1.0
 
 
 @dataclass(frozen=True, slots=True)

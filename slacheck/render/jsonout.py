@@ -1,0 +1,22 @@
+"""The one way slacheck writes JSON: strict (no NaN or Infinity, which strict parsers reject)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def dumps(data: Any) -> str:
+    """``data`` as indented JSON text; a non-finite number (never measured) is written as null."""
+    return json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
