@@ -3,7 +3,8 @@
 # tests/cases/evaluate/<check>_*.yaml hold behaviour cases, one check per file: a minimal
 # contract (the identity block is filled in; `time_zone` may be given at the top of the case),
 # a handful of trace rows in canonical columns, and the results expected. Row shorthand:
-# `start` is an ISO timestamp (→ start_us), `duration_ms` defaults to 100 (→ end_us), `kind`
+# `start` is an ISO timestamp (→ start_us), `duration_ms` defaults to 100 plus any `queue_ms`
+# (→ end_us; a call is never shorter than its queue wait, or it is set aside), `kind`
 # defaults to llm and `status` to ok, `span_id` is generated; `repeat: N` copies a row N times,
 # `every_s` seconds apart, with `{i}` in `task_id` replaced by the copy's number. A case's
 # `defaults` apply to all its rows. `expect` lists every result the check must give, keyed by
@@ -95,7 +96,8 @@ def expand(
             row["task_id"] = str(row["task_id"]).format(i=i)
             row.setdefault("kind", "llm")
             row.setdefault("status", "ok")
-            row.setdefault("duration_ms", 100.0)
+            # a queue wait is part of the call: a call is never shorter than its wait
+            row.setdefault("duration_ms", 100.0 + float(row.get("queue_ms") or 0))
             row["span_id"] = row.get("span_id") or f"s{len(out)}"
             row["start_us"] = start + int(i * every * 1_000_000)
             row["end_us"] = row["start_us"] + int(float(row["duration_ms"]) * 1000)

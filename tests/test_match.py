@@ -34,6 +34,7 @@ from slacheck.match.fields import (
     to_markdown,
 )
 from slacheck.match.mismatch import Code, Mismatch, find_mismatches
+from slacheck.trace import schema
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
 
@@ -498,6 +499,11 @@ latency:
     for col in ("start_us", "end_us"):
         hours = pc.multiply(pc.divide(table.column(col), 3_600_000_000), 3_600_000_000)
         table = table.set_column(table.schema.get_field_index(col), col, hours)
+    # with clocks that coarse no time inside a call can be checked against the call's length:
+    # the within-span figures are dropped, as such a source would not have them either
+    for col in schema.WITHIN_SPAN_MS:
+        i = table.schema.get_field_index(col)
+        table = table.set_column(i, col, pa.nulls(table.num_rows, pa.float64()))
     write(table, tmp_path / "coarse.parquet", "parquet")
     coarse = [
         m

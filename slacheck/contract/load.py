@@ -146,7 +146,8 @@ def _problem(err: Any, data: Any, filename: str) -> Problem:
             column=col,
             fix=f"add `{loc[-1]}:` here",
         )
-    reason = Reason.CROSS_FIELD if isinstance(original, FieldError) else Reason.INVALID_VALUE
+    cross = isinstance(original, FieldError) and original.cross_field
+    reason = Reason.CROSS_FIELD if cross else Reason.INVALID_VALUE
     fix = ""
     if etype in ("enum", "literal_error"):
         fix = "use one of the values listed"

@@ -19,15 +19,19 @@ from pydantic import (
 
 
 class FieldError(ValueError):
-    """A cross-field rule broken at ``path`` below the model that raised it.
+    """A rule broken at ``path`` below the model that raised it: a cross-field rule, or
+    (``cross_field=False``) a value of the wrong kind that pydantic would have coerced.
 
     pydantic keeps the exception in the error's context, so the loader can point at the exact
     YAML node (e.g. ``regions.failover[1]``) rather than at the parent mapping.
     """
 
-    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+    def __init__(
+        self, path: tuple[str | int, ...], message: str, *, cross_field: bool = True
+    ) -> None:
         super().__init__(message)
         self.path = path
+        self.cross_field = cross_field
 
 
 class _Model(BaseModel):
@@ -46,7 +50,9 @@ class _Model(BaseModel):
                 field = cls.model_fields.get(key) if isinstance(key, str) else None
                 if isinstance(value, bool) and field and not _admits_bool(field.annotation):
                     raise FieldError(
-                        (key,), f"{str(value).lower()} is a yes/no, not a value for this field"
+                        (key,),
+                        f"{str(value).lower()} is a yes/no, not a value for this field",
+                        cross_field=False,
                     )
         return data
 
