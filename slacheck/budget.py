@@ -11,7 +11,7 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.errors import UsageError
-from slacheck.match.derive import calls, tasks
+from slacheck.metering.derive import calls, tasks
 from slacheck.trace.ingest import Traces
 
 __all__ = [

@@ -29,6 +29,8 @@ class CalendarWindow:
     start_us: int
     end_us: int
     zone: str
+    #: the contract's effective period cuts this window: it is counted over less than its label
+    clipped: bool = False
 
     @property
     def days(self) -> float:
@@ -49,7 +51,7 @@ def from_us(us: int, zone: ZoneInfo) -> dt.datetime:
     return dt.datetime.fromtimestamp(us // 1_000_000, tz=zone).replace(microsecond=us % 1_000_000)
 
 
-def _local_midnight(day: dt.date, zone: ZoneInfo) -> int:
+def local_midnight(day: dt.date, zone: ZoneInfo) -> int:
     return to_us(dt.datetime(day.year, day.month, day.day, tzinfo=zone))
 
 
@@ -57,8 +59,8 @@ def month_window(year: int, month: int, zone: ZoneInfo) -> CalendarWindow:
     nxt = dt.date(year + (month == 12), month % 12 + 1, 1)
     return CalendarWindow(
         f"{year:04d}-{month:02d}",
-        _local_midnight(dt.date(year, month, 1), zone),
-        _local_midnight(nxt, zone),
+        local_midnight(dt.date(year, month, 1), zone),
+        local_midnight(nxt, zone),
         str(zone),
     )
 
@@ -68,8 +70,8 @@ def quarter_window(year: int, quarter: int, zone: ZoneInfo) -> CalendarWindow:
     nxt = dt.date(year + (quarter == 4), (3 * quarter) % 12 + 1, 1)
     return CalendarWindow(
         f"{year:04d}-Q{quarter}",
-        _local_midnight(first, zone),
-        _local_midnight(nxt, zone),
+        local_midnight(first, zone),
+        local_midnight(nxt, zone),
         str(zone),
     )
 
@@ -121,8 +123,8 @@ def windows_for(
             out.append(
                 CalendarWindow(
                     f"{day.isoformat()}/30d",
-                    _local_midnight(day, zone),
-                    _local_midnight(nxt, zone),
+                    local_midnight(day, zone),
+                    local_midnight(nxt, zone),
                     str(zone),
                 )
             )

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from slacheck.checks.availability import availability
-from slacheck.checks.context import CheckContext
+from slacheck.metering.context import CheckContext
 from slacheck.checks.peak import peak
 from slacheck.checks.ratelimit import rate_limit
 from slacheck.checks.regions import regions

@@ -22,7 +22,7 @@ import pytest
 
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract
-from slacheck.match.derive import calls, tasks
+from slacheck.metering.derive import calls, tasks
 from slacheck.match.fields import (
     DERIVABLE_NOW,
     SCHEMA_CHANGE,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from slacheck.checks.context import CheckContext
+from slacheck.metering.context import CheckContext
 from slacheck.verdict import TermResult
 
 CheckFn = Callable[[CheckContext], list[TermResult]]

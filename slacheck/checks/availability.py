@@ -10,19 +10,18 @@ observed availability, capped by ``cap_percent``.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.checks.context import CheckContext
 from slacheck.checks.peak import as_count, by_window, examples_by_window, materialise, scoped_calls
 from slacheck.checks.ratelimit import under_limit_expr
-from slacheck.contract.model import Availability, Contract, Credits
+from slacheck.contract.model import Availability, Credits
+from slacheck.metering.context import CheckContext
 from slacheck.verdict import TermResult, Verdict
-from slacheck.windows import CalendarWindow, from_us
+from slacheck.windows import CalendarWindow
 
 
 def failed_expr(ctx: CheckContext, c: ir.Table) -> ir.BooleanValue:
@@ -49,14 +48,6 @@ def credit_for(credits: Credits, observed: float) -> float:
     if credits.cap_percent is not None:
         pct = min(pct, credits.cap_percent)
     return pct
-
-
-def claim_deadline(credits: Credits, contract: Contract, w: CalendarWindow) -> str | None:
-    """The window's end date in the contract zone plus the claim period, as an ISO date."""
-    if credits.claim_deadline_days is None:
-        return None
-    end = from_us(w.end_us, contract.zone).date()
-    return (end + dt.timedelta(days=credits.claim_deadline_days)).isoformat()
 
 
 def _criterion(spec: Availability) -> str:
@@ -122,7 +113,8 @@ def _window_result(
     credits = ctx.contract.credits
     if credits is not None:
         details["credit_percent"] = credit_for(credits, observed)
-        details["claim_deadline"] = claim_deadline(credits, ctx.contract, w)
+        deadline = ctx.claim_deadline(credits, w)
+        details["claim_deadline"] = None if deadline is None else deadline.isoformat()
     verdict = Verdict.MET if observed >= spec.target_percent else Verdict.BREACHED
     return result(verdict, observed)
 
@@ -164,4 +156,4 @@ def availability(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = ["availability", "claim_deadline", "credit_for", "failed_expr"]
+__all__ = ["availability", "credit_for", "failed_expr"]

@@ -32,8 +32,8 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.checks.context import CheckContext, example_ids
 from slacheck.contract.model import (
+    AtTheLimit,
     Direction,
     LatencyTerm,
     MeasurementPoint,
@@ -42,7 +42,8 @@ from slacheck.contract.model import (
     TimeSliceObjective,
     TokensPerSecondBasis,
 )
-from slacheck.match import derive
+from slacheck.metering import derive
+from slacheck.metering.context import CheckContext, example_ids
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -52,15 +53,18 @@ _REASON_ORDER = ("maintenance", "long_input", "downgraded_tier", "customer_error
 _SLICE_PERCENTILES = {"p50": 50, "p90": 90, "p95": 95, "p99": 99}
 _US_PER_MINUTE = 60_000_000
 _NULL_FLOAT = ibis.null().cast("float64")
-#: what latency terms read of a call (scope columns included, for ``derive.in_scope``)
+#: unit states that are measured: ok, and no status recorded (see metering.derive.succeeded)
+_ANSWERED = ["ok", "unknown"]
+#: what latency terms read of a call (scope columns included, for ``derive.scoped``)
 _CALL_COLUMNS = (
     "task_id",
     "span_id",
     "start_us",
-    "status",
+    "state",
     "provider",
     "model",
     "requested",
+    "served_model",
     "endpoint",
     "server_ms",
     "ttft_ms",
@@ -82,10 +86,16 @@ class Point:
     """Where a figure is read: the point's name, the units column, and its bound if a stand-in."""
 
     name: str
-    column: str  # "_p" (the contracted figure) or "_f" (the stand-in)
+    #: "_p" (the contracted figure), "_f" (the stand-in), or "_m" (each unit's own contracted
+    #: figure where it has one, else its stand-in: a per-call bound)
+    column: str
     field: str  # the trace field(s) the figure comes from, for notes
     bound: Bound | None = None
     note: str = ""
+
+    @property
+    def mixed(self) -> bool:
+        return self.column == "_m"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +122,17 @@ class Counts:
     n_p: int = 0
     n_f: int = 0
     n_a: int = 0
+    n_m: int = 0  # units with the contracted figure or, failing it, the stand-in
     good_p: int = 0
     good_f: int = 0
+    good_m: int = 0
     excluded: dict[str, int] = field(default_factory=dict)
 
     def n(self, column: str) -> int:
-        return {"_p": self.n_p, "_f": self.n_f, "_a": self.n_a}[column]
+        return {"_p": self.n_p, "_f": self.n_f, "_a": self.n_a, "_m": self.n_m}[column]
 
     def good(self, column: str) -> int:
-        return {"_p": self.good_p, "_f": self.good_f}[column]
+        return {"_p": self.good_p, "_f": self.good_f, "_m": self.good_m}[column]
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +181,7 @@ def check_term(
     t = units.table.mutate(_w=window_label_expr(units.table.start_us, windows))
     t = t.filter(t._w.notnull()).cache()  # read by every query below
     threshold, direction = term.objective.threshold, term.objective.direction
-    counts = _counts(t, _passes(direction, threshold))
+    counts = _counts(t, _passes(direction, threshold, _inclusive(ctx)))
     chosen = {w.label: choose_point(units, counts.get(w.label, Counts())) for w in windows}
     t = t.filter(t._ex.isnull())  # excluded units are counted above and nowhere else
     t = t.mutate(
@@ -187,12 +199,13 @@ def check_term(
 
 def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
     """The term's units with the contracted figure (``_p``) and its stand-in (``_f``)."""
-    scoped = calls.filter(derive.in_scope(calls, derive.effective_scope(ctx.contract, term)))
+    scoped = calls.filter(derive.scoped(calls, ctx.contract, term))
     point = term.measurement_point
     if point is MeasurementPoint.TASK_END_TO_END:
         return _task_units(ctx, scoped)
+    # one state rule (metering.derive): answered calls are measured, a missing status included
     state = ibis.cases(
-        (scoped.status == "ok", "ok"), (scoped.status.isnull(), "unknown"), else_="failed"
+        (scoped.state == "ok", "ok"), (scoped.state == "unknown", "unknown"), else_="failed"
     )
     full = Point("full_response", "_p", "duration_ms")
     later_note = "measured at a later point: the client figure bounds the {} figure from above"
@@ -242,6 +255,7 @@ def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
         _f=f.cast("float64"),
         _a=a.cast("float64"),
     )
+    table = table.mutate(_m=ibis.coalesce(table._p, table._f))
     return Units(table, "calls", primary, fallback, alternative)
 
 
@@ -265,23 +279,36 @@ def _task_units(ctx: CheckContext, scoped: ir.Table) -> Units:
         _p=j.task_ms.cast("float64"),
         _f=_NULL_FLOAT,
         _a=_NULL_FLOAT,
+        _m=j.task_ms.cast("float64"),
     )
     primary = Point(MeasurementPoint.TASK_END_TO_END.value, "_p", "task_ms")
     return Units(table, "tasks", primary, None)
 
 
 def _passes(
-    direction: Direction, threshold: float
+    direction: Direction, threshold: float, inclusive: bool = True
 ) -> Callable[[ir.FloatingValue], ir.BooleanValue]:
+    """Per value: within the threshold (``inclusive``: a value at the limit is within)."""
+
     def passes(v: ir.FloatingValue) -> ir.BooleanValue:
-        cmp = v <= threshold if direction is Direction.AT_MOST else v >= threshold
+        if direction is Direction.AT_MOST:
+            cmp = v <= threshold if inclusive else v < threshold
+        else:
+            cmp = v >= threshold if inclusive else v > threshold
         return cmp.fill_null(False)
 
     return passes
 
 
-def _meets(direction: Direction, value: float, threshold: float) -> bool:
-    return value <= threshold if direction is Direction.AT_MOST else value >= threshold
+def _meets(direction: Direction, value: float, threshold: float, inclusive: bool = True) -> bool:
+    if direction is Direction.AT_MOST:
+        return value <= threshold if inclusive else value < threshold
+    return value >= threshold if inclusive else value > threshold
+
+
+def _inclusive(ctx: CheckContext) -> bool:
+    """The contract's reading of a value exactly at the limit (``readings.at_the_limit``)."""
+    return ctx.contract.readings.at_the_limit is AtTheLimit.WITHIN
 
 
 def _counts(
@@ -289,7 +316,7 @@ def _counts(
 ) -> dict[str, Counts]:
     """Per window: units not excluded, their states, figure coverage and passing counts."""
     kept = t.filter(t._ex.isnull())
-    ok = kept._state == "ok"
+    ok = kept._state.isin(_ANSWERED)
     agg = kept.group_by("_w").aggregate(
         units=kept.count(),
         ok=ok.sum(),
@@ -298,8 +325,10 @@ def _counts(
         n_p=(ok & kept._p.notnull()).sum(),
         n_f=(ok & kept._f.notnull()).sum(),
         n_a=(ok & kept._a.notnull()).sum(),
+        n_m=(ok & kept._m.notnull()).sum(),
         good_p=(ok & passes(kept._p)).sum(),
         good_f=(ok & passes(kept._f)).sum(),
+        good_m=(ok & passes(kept._m)).sum(),
     )
     dropped = t.filter(t._ex.notnull())
     ex = dropped.group_by(["_w", "_ex"]).aggregate(n=dropped.count()).execute()
@@ -319,24 +348,31 @@ def _counts(
 def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[str, ...]]:
     """The point a window is measured at, and why. None: nothing to measure it with.
 
-    The contracted figure is used when every ok unit has it; otherwise a stand-in (a later
-    point) for all of them, so the percentile is never taken over a mix of two clocks.
+    The contracted figure when every answered unit has it; the stand-in (a later point) when
+    none has it; otherwise each unit counts with what it has — its own contracted figure, or a
+    bound from its stand-in (``_m``) — so no recorded figure is thrown away (see ``_mixed``).
     """
     if c.ok == 0:
         return None, ()
     primary, fallback = units.primary, units.fallback
     if c.n_p == c.ok:
         return primary, ()
-    coverage = f"{primary.field} recorded for {c.n_p} of {c.ok} ok {units.noun} in scope"
+    coverage = f"{primary.field} recorded for {c.n_p} of {c.ok} answered {units.noun} in scope"
     if fallback is not None and c.n_f > 0:
-        notes = [fallback.note]
-        if c.n_p > 0:
-            notes.append(f"{coverage}: {fallback.field} ({fallback.name}) used for all of them")
-        if c.n_f < c.ok:
-            notes.append(
-                f"{c.ok - c.n_f} ok {units.noun} have no {fallback.field} and are left out"
-            )
-        return fallback, tuple(notes)
+        left_out = c.ok - c.n_m
+        tail = (
+            (f"{left_out} answered {units.noun} have neither and are left out",) if left_out else ()
+        )
+        if c.n_p == 0:
+            return fallback, (fallback.note, *tail)
+        mixed = Point(
+            primary.name,
+            "_m",
+            f"{primary.field}, else {fallback.field}",
+            fallback.bound,
+            f"{coverage}: the others count with {fallback.field} ({fallback.name}), a bound",
+        )
+        return mixed, (mixed.note, *tail)
     if c.n_p > 0:
         return primary, (f"{coverage}; the others are left out",)
     return None, ()
@@ -381,7 +417,7 @@ def _order_stats(
     """The values at the given 1-based ranks (ascending) per window: a few rows come back."""
     if not wanted:
         return {}
-    v = t.filter((t._state == "ok") & t[column].notnull())
+    v = t.filter(t._state.isin(_ANSWERED) & t[column].notnull())
     r = v.mutate(_rn=ibis.row_number().over(ibis.window(group_by=v._w, order_by=v[column])) + 1)
     cond = reduce(
         lambda a, b: a | b,
@@ -404,6 +440,7 @@ def _occurrence(
     counts: dict[str, Counts],
     chosen: dict[str, tuple[Point | None, tuple[str, ...]]],
 ) -> list[TermResult]:
+    inclusive = _inclusive(ctx)
     ranks: dict[str, Rank] = {}
     alt_ranks: dict[str, Rank] = {}
     for w in windows:
@@ -432,11 +469,15 @@ def _occurrence(
         notes = list(point_notes)
         if w.label in alt_ranks:
             alt = alt_ranks[w.label].value(alt_stats[w.label])
-            notes.append(_alt_note(obj, alt, c.n_a, _meets(obj.direction, observed, obj.threshold)))
+            met_here = _meets(obj.direction, observed, obj.threshold, inclusive)
+            notes.append(_alt_note(obj, alt, c.n_a, met_here, inclusive))
         elif units.alternative is not None:
             notes.append(_basis_unstated() + " (no time to first token recorded to compare)")
-        passes = _meets(obj.direction, observed, obj.threshold)
-        verdict = decide(passes, point.bound, obj.direction)
+        passes = _meets(obj.direction, observed, obj.threshold, inclusive)
+        if point.mixed and obj.method is PercentileMethod.NEAREST_RANK:
+            verdict = _mixed(point, obj.direction, n, good, c, rank.details["k"])
+        else:
+            verdict = decide(passes, point.bound, obj.direction)
         if term.min_samples is not None and n < term.min_samples:
             verdict = Verdict.NO_DATA
             notes.append(f"{n} {units.noun} < minimum {term.min_samples}")
@@ -444,9 +485,9 @@ def _occurrence(
         if verdict is not Verdict.MET and good < n:
             offending = (
                 (t._w == w.label)
-                & (t._state == "ok")
+                & t._state.isin(_ANSWERED)
                 & t._v.notnull()
-                & ~_passes(obj.direction, obj.threshold)(t._v)
+                & ~_passes(obj.direction, obj.threshold, inclusive)(t._v)
             )
             examples = example_ids(t, offending, "_worst")
         details = {
@@ -460,6 +501,26 @@ def _occurrence(
             base.result(verdict, observed, unit, good, n, examples, notes, point, details)
         )
     return results
+
+
+def _mixed(point: Point, direction: Direction, n: int, good: int, c: Counts, k: int) -> Verdict:
+    """Nearest rank over per-unit figures, some exact and some bounds (DOMAIN.md's rule).
+
+    With n units and k = ⌈p·n/100⌉: met when the units proven within the threshold number at
+    least k; breached when those proven beyond it number more than n − k; else indeterminate.
+    A bound proves one side only: a later point's figure (``upper``) proves an at-most value
+    within, never beyond; so ``good`` (units whose figure passes) is what is proven on the
+    provable side, and the exact figures alone on the other.
+    """
+    provable_pass = (point.bound is Bound.UPPER) == (direction is Direction.AT_MOST)
+    exact_pass, exact_fail = c.good_p, c.n_p - c.good_p
+    if provable_pass:
+        if good >= k:
+            return Verdict.MET
+        return Verdict.BREACHED if exact_fail > n - k else Verdict.INDETERMINATE
+    if n - good > n - k:
+        return Verdict.BREACHED
+    return Verdict.MET if exact_pass >= k else Verdict.INDETERMINATE
 
 
 def decide(passes: bool, bound: Bound | None, direction: Direction) -> Verdict:
@@ -482,9 +543,9 @@ def decide(passes: bool, bound: Bound | None, direction: Direction) -> Verdict:
 # Time-slice objectives
 
 
-def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective) -> ir.Table:
+def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective, inclusive: bool) -> ir.Table:
     """One row per (window, slice) with data: value count ``_n`` and the statistic ``_stat``."""
-    v = t.filter((t._state == "ok") & t[column].notnull())
+    v = t.filter(t._state.isin(_ANSWERED) & t[column].notnull())
     v = v.mutate(_s=v.start_us // (obj.slice_minutes * _US_PER_MINUTE), _x=v[column])
     if obj.statistic in _SLICE_PERCENTILES:
         q = _SLICE_PERCENTILES[obj.statistic]
@@ -500,7 +561,7 @@ def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective) -> ir.Table:
         per = v.group_by(["_w", "_s"]).aggregate(_n=v.count(), _stat=stat)
     return per.mutate(
         _data=per._n >= obj.min_calls_per_slice,
-        _pass=_passes(obj.direction, obj.threshold)(per._stat),
+        _pass=_passes(obj.direction, obj.threshold, inclusive)(per._stat),
         _bad=per._stat - obj.threshold
         if obj.direction is Direction.AT_MOST
         else obj.threshold - per._stat,
@@ -542,9 +603,14 @@ def _time_slices(
     counts: dict[str, Counts],
     chosen: dict[str, tuple[Point | None, tuple[str, ...]]],
 ) -> list[TermResult]:
-    per = _slice_table(t, "_v", obj)
+    inclusive = _inclusive(ctx)
+    per = _slice_table(t, "_v", obj, inclusive)
     slices = _slice_counts(per)
-    alt = _slice_counts(_slice_table(t, "_a", obj)) if units.alternative is not None else {}
+    alt = (
+        _slice_counts(_slice_table(t, "_a", obj, inclusive))
+        if units.alternative is not None
+        else {}
+    )
     unit = "% of slices"
     results: list[TermResult] = []
     for w in windows:
@@ -575,7 +641,7 @@ def _time_slices(
                 f"{units.noun} and are left out as empty"
             )
         if total == 0:
-            notes.append(f"no slice with at least {obj.min_calls_per_slice} ok {units.noun}")
+            notes.append(f"no slice with at least {obj.min_calls_per_slice} answered {units.noun}")
             results.append(
                 base.result(Verdict.NO_DATA, None, unit, 0, 0, (), notes, point, details)
             )
@@ -604,7 +670,7 @@ def _time_slices(
         examples: tuple[str, ...] = ()
         if verdict is not Verdict.MET and good < total:
             failing = per.filter((per._w == w.label) & per._data & ~per._pass)
-            v = t.filter((t._w == w.label) & (t._state == "ok") & t._v.notnull())
+            v = t.filter((t._w == w.label) & t._state.isin(_ANSWERED) & t._v.notnull())
             v = v.mutate(_s=v.start_us // (obj.slice_minutes * _US_PER_MINUTE))
             j = v.inner_join(failing.select("_w", "_s", "_bad"), ["_w", "_s"])
             examples = example_ids(j, ibis.literal(True), "_bad")
@@ -672,7 +738,8 @@ class _Base:
         c, noun = self.counts, self.units.noun
         if c.unknown:
             return (
-                f"{c.unknown} {noun} without a recorded status are left out (only ok {noun} count)",
+                f"{c.unknown} {noun} without a recorded status are measured as answered (no "
+                "status is how OpenTelemetry records success)",
             )
         return ()
 
@@ -685,12 +752,15 @@ class _Base:
                 why = f"no {noun} in scope in this window"
             else:
                 why = (
-                    f"no ok {noun} in scope in this window ({sum(c.excluded.values())} excluded, "
-                    f"{c.failed} failed)"
+                    f"no answered {noun} in scope in this window "
+                    f"({sum(c.excluded.values())} excluded, {c.failed} failed)"
                 )
             return self.result(Verdict.NO_DATA, None, unit, 0, 0, (), (why,), None, details)
         missing = self.units.primary.field
-        why = f"{missing} not recorded for any of the {c.ok} ok {noun} in scope, and no later point"
+        why = (
+            f"{missing} not recorded for any of the {c.ok} answered {noun} in scope, "
+            "and no later point"
+        )
         if self.term.measurement_point is MeasurementPoint.TASK_END_TO_END:
             why += " (no root task span, and no task whose spans are all there)"
         return self.result(Verdict.NOT_MEASURABLE, None, unit, 0, 0, (), (why,), None, details)
@@ -755,8 +825,10 @@ def _basis_unstated() -> str:
     )
 
 
-def _alt_note(obj: OccurrenceObjective, alt: float, n: int, verdict_passes: bool) -> str:
-    alt_passes = _meets(obj.direction, alt, obj.threshold)
+def _alt_note(
+    obj: OccurrenceObjective, alt: float, n: int, verdict_passes: bool, inclusive: bool
+) -> str:
+    alt_passes = _meets(obj.direction, alt, obj.threshold, inclusive)
     tail = "" if alt_passes == verdict_passes else "; the verdict depends on the unstated basis"
     return (
         f"tokens-per-second basis unstated: measured over the whole request; after the first "

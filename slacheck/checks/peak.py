@@ -27,7 +27,6 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.checks.context import CheckContext
 from slacheck.contract.model import (
     BusiestMinutesPeak,
     Peak,
@@ -36,7 +35,8 @@ from slacheck.contract.model import (
     Window,
 )
 from slacheck.engine import Engine, engine_of
-from slacheck.match.derive import in_scope, model_base, succeeded
+from slacheck.metering.context import CheckContext
+from slacheck.metering.derive import model_base, scoped, succeeded
 from slacheck.verdict import MAX_EXAMPLES, TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -62,7 +62,7 @@ def materialise(ctx: CheckContext, t: ir.Table) -> ir.Table:
 def scoped_calls(ctx: CheckContext, windows: Sequence[CalendarWindow]) -> ir.Table:
     """In-scope model calls that start in one of ``windows``, labelled with it (``window``)."""
     c = ctx.calls
-    c = c.filter(in_scope(c, ctx.contract.scope))
+    c = c.filter(scoped(c, ctx.contract))
     c = c.mutate(window=window_label_expr(c.start_us, windows))
     return c.filter(c["window"].notnull())
 
@@ -148,7 +148,7 @@ def minute_expr(ts_us: ir.IntegerValue) -> ir.IntegerValue:
 def minute_counts(ctx: CheckContext) -> ir.Table:
     """In-scope model calls per minute with traffic: ``minute``, ``calls``, ``window`` (month)."""
     c = ctx.calls
-    c = c.filter(in_scope(c, ctx.contract.scope))
+    c = c.filter(scoped(c, ctx.contract))
     m = c.mutate(minute=minute_expr(c.start_us))
     g = m.group_by("minute").aggregate(calls=m.count())
     return g.mutate(

@@ -24,7 +24,6 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.checks.context import CheckContext
 from slacheck.checks.peak import (
     as_count,
     by_window,
@@ -34,7 +33,8 @@ from slacheck.checks.peak import (
     scoped_calls,
 )
 from slacheck.contract.model import RateLimit, RateLimitBasis, Window
-from slacheck.match.derive import in_scope
+from slacheck.metering.context import CheckContext
+from slacheck.metering.derive import scoped
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -56,7 +56,7 @@ def bucket_expr(ts_us: ir.IntegerValue, rl: RateLimit) -> ir.IntegerValue:
 
 def _scoped(ctx: CheckContext) -> ir.Table:
     c = ctx.calls
-    return c.filter(in_scope(c, ctx.contract.scope))
+    return c.filter(scoped(c, ctx.contract))
 
 
 def bucket_amounts(ctx: CheckContext, rl: RateLimit) -> ir.Table:

@@ -23,7 +23,6 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.checks.context import CheckContext
 from slacheck.checks.peak import (
     as_count,
     at_peak_expr,
@@ -40,6 +39,7 @@ from slacheck.contract.model import (
     Window,
     region_allowed_by_residency,
 )
+from slacheck.metering.context import CheckContext
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow
 

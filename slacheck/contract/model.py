@@ -552,6 +552,58 @@ class Exclusions(_Model):
 # The contract
 
 
+class ExcludedInTaskTerms(StrEnum):
+    REMOVE_TASK = "remove_task"
+    REMOVE_CALL = "remove_call"
+
+
+class ModelScope(StrEnum):
+    REQUESTED = "requested"
+    SERVED = "served"
+    EITHER = "either"
+
+
+class TaskRateCount(StrEnum):
+    STARTED = "started"
+    ACTIVE = "active"
+
+
+class AtTheLimit(StrEnum):
+    WITHIN = "within"
+    BEYOND = "beyond"
+
+
+class Readings(_Model):
+    """How the contract is read where its words leave room for argument (judgement calls).
+
+    Each has a default a neutral auditor would choose; every verdict prints the readings it
+    used, and the review flags each one the contract leaves unstated.
+    """
+
+    excluded_calls_in_task_terms: ExcludedInTaskTerms = Field(
+        default=ExcludedInTaskTerms.REMOVE_TASK,
+        description="An excluded call (maintenance, long input, …) inside an agent task: "
+        "`remove_task` takes the whole task out of task-level terms (its time is not the "
+        "vendor's alone), `remove_call` keeps the task. Default `remove_task`.",
+    )
+    model_scope: ModelScope = Field(
+        default=ModelScope.REQUESTED,
+        description="Which model decides whether a call is in `scope.models`: the model "
+        "`requested` (default: the customer bought service for what it asks for, so a call "
+        "answered by a fallback model stays in scope), the model `served`, or `either`.",
+    )
+    per_task_rate_counts: TaskRateCount = Field(
+        default=TaskRateCount.STARTED,
+        description="A per-task rate limit counts the tasks `started` in a period (default: "
+        "admission, as a limiter sees it) or the tasks `active` in it.",
+    )
+    at_the_limit: AtTheLimit = Field(
+        default=AtTheLimit.WITHIN,
+        description="A value exactly at a threshold is `within` it (default: ≤ for at-most "
+        'terms, ≥ for at-least terms, as "within 500 ms" is usually read) or `beyond` it.',
+    )
+
+
 class Contract(_Model):
     """A vendor inference contract, as slacheck reads it."""
 
@@ -566,6 +618,10 @@ class Contract(_Model):
     credits: Credits | None = Field(default=None, description="Service-credit tiers.")
     exclusions: Exclusions = Field(
         default_factory=Exclusions, description="What does not count against the vendor."
+    )
+    readings: Readings = Field(
+        default_factory=Readings,
+        description="How terms are read where the words leave room (judgement calls).",
     )
 
     @property

@@ -26,20 +26,20 @@ from slacheck.contract.model import (
     TokensPerSecondBasis,
     UtilisationPeak,
 )
-from slacheck.match.derive import (
-    ScopeMatch,
-    calls,
-    in_scope,
-    model_base,
-    scope_match,
-    succeeded,
-    tasks,
-)
 from slacheck.match.mismatch import (
     Mismatch,
     TermCoverage,
     find_mismatches,
     term_coverage,
+)
+from slacheck.metering.derive import (
+    ScopeMatch,
+    calls,
+    model_base,
+    scope_match,
+    scoped,
+    succeeded,
+    tasks,
 )
 from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import SetAside
@@ -290,13 +290,15 @@ def check_fields(contract: Contract, traces: Traces) -> FieldCheck:
     )
     items = tuple(sorted(unordered, key=lambda i: i.item))
     mismatches = find_mismatches(contract, traces, c, t, coverage=coverage)
-    return FieldCheck(items, mismatches, scope_match(c, contract.scope))
+    return FieldCheck(
+        items, mismatches, scope_match(c, contract.scope, contract.readings.model_scope)
+    )
 
 
 def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, FieldItem]:
     """Items 1, 2 and 6: one query over the model calls."""
     ok = succeeded(c)
-    sc = in_scope(c, contract.scope)
+    sc = scoped(c, contract)
     aggs: dict[str, ir.Scalar] = {
         "ok": ok.sum(),
         "model_rec": (ok & c.server_ms.notnull()).sum(),
@@ -418,7 +420,7 @@ def _task_items(
     cannot be trusted, so its task cannot be counted on those bases.
     """
     ok = succeeded(c)
-    sc = in_scope(c, contract.scope)
+    sc = scoped(c, contract)
     per = c.group_by("task_id").aggregate(
         in_scope_calls=sc.sum(),
         untokened=(sc & ok & (c.input_tokens.isnull() | c.output_tokens.isnull())).sum(),
@@ -616,7 +618,7 @@ def _peak_item(contract: Contract, c: ir.Table) -> FieldItem:
             "peak-time calls whose degradation is observable",
             "the contract has no peak policy: see slacheck lint",
         )
-    x = c.filter(in_scope(c, contract.scope))
+    x = c.filter(scoped(c, contract))
     x = x.mutate(minute=x.start_us // _MIN)
     per = x.group_by("minute").aggregate(n=x.count())
     d = peak.definition

@@ -34,7 +34,7 @@ from slacheck.contract.model import (
     Window,
 )
 from slacheck.contract.review import Severity
-from slacheck.match.derive import effective_scope, in_scope, point_value, scope_match, succeeded
+from slacheck.metering.derive import point_value, scope_match, scoped, succeeded
 from slacheck.trace.ingest import Traces
 from slacheck.windows import (
     COVER_SLACK_US,
@@ -180,12 +180,14 @@ def _f(v: Any) -> float | None:
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
-def task_scope(calls: ir.Table, tasks: ir.Table, scope: Scope) -> ir.Table:
-    """``tasks`` joined with ``in_scope_calls``: how many of the task's calls ``scope`` covers.
+def task_scope(
+    calls: ir.Table, tasks: ir.Table, contract: Contract, term: LatencyTerm | None = None
+) -> ir.Table:
+    """``tasks`` joined with ``in_scope_calls``: how many of the task's calls the scope covers.
 
     Tasks without a model call are left out: an inference contract has nothing to say of them.
     """
-    per = calls.group_by("task_id").aggregate(in_scope_calls=in_scope(calls, scope).sum())
+    per = calls.group_by("task_id").aggregate(in_scope_calls=scoped(calls, contract, term).sum())
     return tasks.join(per, "task_id")
 
 
@@ -198,7 +200,7 @@ def term_coverage(contract: Contract, calls: ir.Table, tasks: ir.Table) -> tuple
         point = term.measurement_point
         if point is MeasurementPoint.TASK_END_TO_END:
             continue
-        ts = in_scope(c, effective_scope(contract, term)) & ok
+        ts = scoped(c, contract, term) & ok
         _, src = point_value(c, point, term.tokens_per_second_basis)
         aggs[f"n{i}"] = ts.sum()
         aggs[f"der{i}"] = (ts & (src == "derived").fill_null(False)).sum()
@@ -219,7 +221,7 @@ def term_coverage(contract: Contract, calls: ir.Table, tasks: ir.Table) -> tuple
     for i, term in enumerate(contract.latency):
         if term.measurement_point is not MeasurementPoint.TASK_END_TO_END:
             continue
-        j = task_scope(c, tasks, effective_scope(contract, term))
+        j = task_scope(c, tasks, contract, term)
         has = j.in_scope_calls > 0
         task_rows[i] = _row(
             j,
@@ -329,7 +331,7 @@ def _scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
         if term.scope is not None:
             scopes.setdefault(term.scope.model_dump_json(), (term.scope, []))[1].append(term.id)
     for scope, term_ids in scopes.values():
-        sm = scope_match(c, scope)
+        sm = scope_match(c, scope, contract.readings.model_scope)
         who = ", ".join(term_ids) if term_ids else None
         whose = f"term {who}'s scope" if who else "the contract's scope"
         numbers = {"calls": sm.calls, "matched": sm.matched, "unmatched": list(sm.unmatched_values)}
@@ -486,13 +488,12 @@ def _term_values(
     contract: Contract, term: LatencyTerm, c: ir.Table, tasks: ir.Table
 ) -> tuple[ir.Table, str]:
     """The term's measurable in-scope units as a table with ``ts_us`` (start), and the unit."""
-    scope = effective_scope(contract, term)
     if term.measurement_point is MeasurementPoint.TASK_END_TO_END:
-        j = task_scope(c, tasks, scope)
+        j = task_scope(c, tasks, contract, term)
         j = j.filter((j.in_scope_calls > 0) & j.task_ms.notnull())
         return j.select(ts_us=j.start_us), "tasks"
     _, src = point_value(c, term.measurement_point, term.tokens_per_second_basis)
-    keep = in_scope(c, scope) & succeeded(c) & src.notnull() & (src != "client")
+    keep = scoped(c, contract, term) & succeeded(c) & src.notnull() & (src != "client")
     x = c.filter(keep)
     return x.select(ts_us=x.start_us), "calls"
 
@@ -604,7 +605,7 @@ Range = tuple[int, int] | None
 
 def _ranges(contract: Contract, c: ir.Table) -> tuple[Range, Range]:
     """First start → last end of every call, and of the calls in the contract's scope."""
-    sc = in_scope(c, contract.scope)
+    sc = scoped(c, contract)
     r = _row(
         c,
         lo=c.start_us.min(),
@@ -613,8 +614,8 @@ def _ranges(contract: Contract, c: ir.Table) -> tuple[Range, Range]:
         shi=c.end_us.max(where=sc),
     )
     every = None if r["lo"] is None else (int(r["lo"]), int(r["hi"]))
-    scoped = None if r["slo"] is None else (int(r["slo"]), int(r["shi"]))
-    return every, scoped
+    in_scope_range = None if r["slo"] is None else (int(r["slo"]), int(r["shi"]))
+    return every, in_scope_range
 
 
 def _local_days(contract: Contract, c: ir.Table) -> npt.NDArray[np.int64]:
@@ -624,7 +625,7 @@ def _local_days(contract: Contract, c: ir.Table) -> npt.NDArray[np.int64]:
     number of quarter hours, so no quarter hour straddles a local midnight); only those few
     buckets come back and are converted to local dates, vectorised.
     """
-    x = c.filter(in_scope(c, contract.scope))
+    x = c.filter(scoped(c, contract))
     buckets = x.select(q=x.start_us // _QUARTER_HOUR).distinct().to_pyarrow()
     q = np.asarray(buckets.column("q").to_numpy(zero_copy_only=False), dtype=np.int64)
     if q.size == 0:
@@ -706,7 +707,7 @@ def _time_zone(contract: Contract, c: ir.Table, rng: Range) -> Iterable[Mismatch
         y, m = (y + 1, 1) if m == 12 else (y, m + 1)
     if not intervals:
         return
-    x = c.filter(in_scope(c, contract.scope))
+    x = c.filter(scoped(c, contract))
     r = _row(x, n=x.count(), moved=in_intervals_expr(x.start_us, intervals).sum())
     moved = _n(r["moved"])
     if not moved:
@@ -751,7 +752,7 @@ def _task_time(
     per_call: dict[str, ir.Scalar] = {"llm_ms": c.duration_ms.sum()}
     for i, term in terms:
         value, src = point_value(c, term.measurement_point)
-        metered = in_scope(c, effective_scope(contract, term)) & ok & src.notnull()
+        metered = scoped(c, contract, term) & ok & src.notnull()
         per_call[f"cov{i}"] = value.sum(where=metered)
         per_call[f"met{i}"] = c.duration_ms.sum(where=metered)
         per_call[f"cli{i}"] = (metered & (src == "client")).sum()

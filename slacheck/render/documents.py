@@ -375,7 +375,7 @@ _TOP = 20
 def _traffic(ctx: Any) -> Traffic:
     import ibis
 
-    from slacheck.match.derive import in_scope
+    from slacheck.metering.derive import scoped
 
     contract: Contract = ctx.contract
     w = ctx.period
@@ -383,7 +383,7 @@ def _traffic(ctx: Any) -> Traffic:
     c = c.filter((c.start_us >= w.start_us) & (c.start_us < w.end_us))
     c = c.mutate(
         _model=ibis.coalesce(c.response_model, c.request_model).fill_null("—"),
-        _in=in_scope(c, contract.scope).cast("int64"),
+        _in=scoped(c, contract).cast("int64"),
         _region=c.region_d.fill_null(""),
     )
     models = (
@@ -448,9 +448,9 @@ def prepare_report(
     """Evaluate (unless ``evaluation`` is given), check fields, analyse the budget, and read
     each latency term's measured values for the charts."""
     from slacheck.budget import analyse
-    from slacheck.checks.context import CheckContext
     from slacheck.evaluate import run_checks
     from slacheck.match.fields import check_fields
+    from slacheck.metering.context import CheckContext
     from slacheck.windows import parse_period
 
     window = parse_period(period, contract.zone)

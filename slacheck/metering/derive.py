@@ -1,4 +1,5 @@
-"""Derived views of the span table — calls in scope, tasks — with the source of every derived value.
+"""The contract's rules applied to spans, once: derived views of the span table with the source of
+every derived value, and the one definition of scope, call state and region key.
 
 Derivations (each records where its value came from, so a report can say "derived"):
 
@@ -15,15 +16,22 @@ Derivations (each records where its value came from, so a report can say "derive
 - a call-level term's metric (``point_value``): server processing as recorded, else derived
   (client duration − network − queue), else only the client duration — an upper bound that can
   prove a cap met but never breached (source ``client``);
-- a successful call (``succeeded``): status ``ok``, or no status at all (the source did not say
-  it failed). Latency meters and field coverage count successful calls: a timed-out or throttled
-  call has no model time, first token or output tokens to measure.
+- call state (``state``): ``ok``, ``failed``, ``throttled``, ``timeout`` or ``unknown`` (no status
+  recorded). An answered call (``succeeded``) is ``ok`` or ``unknown``: OpenTelemetry leaves a
+  successful span's status unset, so a missing status is no sign of failure. Every consumer
+  counts ``unknown`` calls and says how many there were; none drops them or hides them;
+- region key (``region_key``): the serving region trimmed and lower-cased, on both sides —
+  ``CN-Shanghai`` in a trace is the contract's ``cn-shanghai``;
+- scope (``scope_miss``): why a call is outside the contract's scope (a scope field missing on
+  the call, or another value), null when it is in scope; which model decides is the contract's
+  ``readings.model_scope`` (requested by default).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import ibis
@@ -33,6 +41,7 @@ from slacheck.contract.model import (
     Contract,
     LatencyTerm,
     MeasurementPoint,
+    ModelScope,
     Scope,
     TokensPerSecondBasis,
 )
@@ -41,6 +50,48 @@ from slacheck.trace.ingest import Traces
 _PATH_PREFIX = r"^.*/"
 _SNAPSHOT = r"(-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-\d{3,4}|-latest|@latest)$"
 _LOCATION = r"locations/([A-Za-z0-9_-]+)"
+
+
+class CallState(StrEnum):
+    """How a model call ended, as every check and the field check read it."""
+
+    OK = "ok"
+    FAILED = "failed"
+    THROTTLED = "throttled"
+    TIMEOUT = "timeout"
+    #: no status recorded: counted and reported; measured as answered (see the module doc)
+    UNKNOWN = "unknown"
+
+
+class ScopeMiss(StrEnum):
+    """Why a call is outside the contract's scope."""
+
+    PROVIDER_MISSING = "provider_missing"
+    PROVIDER_OTHER = "provider_other"
+    MODEL_MISSING = "model_missing"
+    MODEL_OTHER = "model_other"
+    ENDPOINT_MISSING = "endpoint_missing"
+    ENDPOINT_OTHER = "endpoint_other"
+
+
+def region_key(name: str) -> str:
+    """A region name as compared: trimmed and lower-cased (the twin of ``region_key_expr``)."""
+    return name.strip().lower()
+
+
+def region_key_expr(region: ir.StringValue) -> ir.StringValue:
+    return region.strip().lower().nullif("")
+
+
+def state_expr(status: ir.StringValue) -> ir.StringValue:
+    """The call state from the canonical ``status`` (``error`` is ``failed``)."""
+    return ibis.cases(
+        (status.isnull(), str(CallState.UNKNOWN)),
+        (status == "ok", str(CallState.OK)),
+        (status == "throttled", str(CallState.THROTTLED)),
+        (status == "timeout", str(CallState.TIMEOUT)),
+        else_=str(CallState.FAILED),
+    )
 
 
 def model_base(name: str) -> str:
@@ -94,11 +145,14 @@ def calls(traces: Traces) -> ir.Table:
     net_derived = c.duration_ms - c.server_ms - queue
     model_from_net = c.duration_ms - c.network_ms - queue
     gen_ms = c.duration_ms - c.ttft_ms
+    region_d = ibis.coalesce(c.region, path_region)
     return c.mutate(
         model=model_base_expr(served),
         requested=model_base_expr(c.request_model),
         served_model=model_base_expr(c.response_model),
-        region_d=ibis.coalesce(c.region, path_region),
+        state=state_expr(c.status),
+        region_d=region_d,
+        region_key=region_key_expr(region_d),
         region_source=ibis.cases(
             (c.region.notnull(), "recorded"),
             (path_region.notnull(), "model_path"),
@@ -124,8 +178,8 @@ def calls(traces: Traces) -> ir.Table:
 
 
 def succeeded(c: ir.Table) -> ir.BooleanValue:
-    """Whether a call (from ``calls``) got an answer: status ``ok``, or no status recorded."""
-    return c.status.isnull() | (c.status == "ok")
+    """Whether a call (from ``calls``) was answered: state ``ok`` or ``unknown`` (no status)."""
+    return c.state.isin([str(CallState.OK), str(CallState.UNKNOWN)])
 
 
 def point_value(
@@ -159,24 +213,67 @@ def point_value(
     raise ValueError(f"{point} is a task metric, not a call metric: use tasks().task_ms")
 
 
-def in_scope(c: ir.Table, scope: Scope) -> ir.BooleanValue:
-    """Whether a call (from ``calls``) is covered by ``scope``; empty lists mean any."""
-    # A column, never a bare literal, so that `.sum()` and `&` work with an empty scope too;
-    # every ingested span has a span id (rows without one are set aside).
-    cond: ir.BooleanValue = c.span_id.notnull()
+def scope_miss(
+    c: ir.Table, scope: Scope, model_scope: ModelScope = ModelScope.REQUESTED
+) -> ir.StringValue:
+    """Why a call (from ``calls``) is outside ``scope``, or null when it is in; empty lists mean
+    any. The first unmet field is given: provider, then model, then endpoint."""
+    cases: list[tuple[ir.BooleanValue, ir.StringValue]] = []
+
+    def field(
+        value: ir.StringValue, wanted: list[str], missing: ScopeMiss, other: ScopeMiss
+    ) -> None:
+        cases.append((value.isnull(), ibis.literal(str(missing))))
+        cases.append((~value.isin(wanted), ibis.literal(str(other))))
+
     if scope.providers:
-        cond &= c.provider.lower().isin([p.lower() for p in scope.providers]).fill_null(False)
+        field(c.provider.lower(), [p.lower() for p in scope.providers], *_PROVIDER)
     if scope.models:
         bases = sorted({model_base(m) for m in scope.models})
-        cond &= (c.model.isin(bases) | c.requested.isin(bases)).fill_null(False)
+        if model_scope is ModelScope.EITHER:
+            known = c.requested.notnull() | c.served_model.notnull()
+            hit = c.requested.isin(bases).fill_null(False) | c.served_model.isin(bases).fill_null(
+                False
+            )
+            cases.append((~known, ibis.literal(str(ScopeMiss.MODEL_MISSING))))
+            cases.append((~hit, ibis.literal(str(ScopeMiss.MODEL_OTHER))))
+        else:
+            # the chosen side, else the other when the source recorded only one model name
+            first, second = (
+                (c.requested, c.served_model)
+                if model_scope is ModelScope.REQUESTED
+                else (c.served_model, c.requested)
+            )
+            field(ibis.coalesce(first, second), bases, *_MODEL)
     if scope.endpoints:
-        cond &= c.endpoint.lower().isin([e.lower() for e in scope.endpoints]).fill_null(False)
-    return cond
+        field(c.endpoint.lower(), [e.lower() for e in scope.endpoints], *_ENDPOINT)
+    if not cases:
+        return ibis.null().cast("string")
+    return ibis.cases(*cases, else_=ibis.null().cast("string"))
 
 
-def scope_match(c: ir.Table, scope: Scope) -> ScopeMatch:
+_PROVIDER = (ScopeMiss.PROVIDER_MISSING, ScopeMiss.PROVIDER_OTHER)
+_MODEL = (ScopeMiss.MODEL_MISSING, ScopeMiss.MODEL_OTHER)
+_ENDPOINT = (ScopeMiss.ENDPOINT_MISSING, ScopeMiss.ENDPOINT_OTHER)
+
+
+def in_scope(
+    c: ir.Table, scope: Scope, model_scope: ModelScope = ModelScope.REQUESTED
+) -> ir.BooleanValue:
+    """Whether a call (from ``calls``) is covered by ``scope`` (see ``scope_miss``)."""
+    # `& span_id.notnull()`: a column, never a bare literal, so `.sum()` works on any scope
+    return scope_miss(c, scope, model_scope).isnull() & c.span_id.notnull()
+
+
+def scoped(c: ir.Table, contract: Contract, term: LatencyTerm | None = None) -> ir.BooleanValue:
+    """Whether a call is in the scope of ``term`` (its own scope, else the contract's), read as
+    the contract's ``readings.model_scope`` says. What every consumer filters calls with."""
+    return in_scope(c, effective_scope(contract, term), contract.readings.model_scope)
+
+
+def scope_match(c: ir.Table, scope: Scope, model_scope: ModelScope) -> ScopeMatch:
     """How many calls the scope covers, and which listed values match no call at all."""
-    agg = c.aggregate(calls=c.count(), matched=in_scope(c, scope).sum())
+    agg = c.aggregate(calls=c.count(), matched=in_scope(c, scope, model_scope).sum())
     seen = (
         c.aggregate(
             providers=c.provider.lower().collect(distinct=True),

@@ -1,0 +1,304 @@
+"""The metering model: the contract compiled against the spans, once, for every consumer.
+
+Checks, the field check, the mismatch finder and the documents read calls, tasks, windows,
+coverage, exclusions and peak minutes from here, and from nowhere else: one reading of the
+contract, the same everywhere. Rules:
+
+- windows are calendar months or quarters in the contract's zone, or 30-day windows laid end to
+  end from the effective start (with or without ``--period``), each clipped to the effective
+  period: no window before its start or after its end, and a window the period cuts is partial;
+- a window's coverage comes from the in-scope calls in it: the local days with a call, and how
+  near its edges the first and last call fall (``COVER_SLACK_US``); a window is partial when a
+  day has no call, an edge is uncovered, or the effective period cuts it;
+- a claim deadline is counted in calendar days from the day after the window's last day, in the
+  contract's zone (30 days after a July window: 30 August).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from functools import cached_property
+
+import ibis
+import ibis.expr.types as ir
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from slacheck.contract.model import Contract, Credits, Window
+from slacheck.engine import Engine, engine_of
+from slacheck.metering import derive
+from slacheck.trace.ingest import Traces
+from slacheck.verdict import MAX_EXAMPLES
+from slacheck.windows import (
+    COVER_SLACK_US,
+    CalendarWindow,
+    from_us,
+    in_intervals_expr,
+    local_midnight,
+    maintenance_intervals,
+    split,
+    windows_for,
+)
+
+_QUARTER_HOUR = 15 * 60_000_000
+_EPOCH = dt.date(1970, 1, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How much of one window the in-scope calls cover."""
+
+    window: str
+    days: int  # local days in the window (after clipping to the effective period)
+    days_with_calls: int
+    first_us: int | None  # first in-scope call in the window
+    last_us: int | None
+    edges_covered: bool  # first and last call within COVER_SLACK_US of the window's edges
+    clipped: bool  # the effective period cuts the window
+
+    @property
+    def partial(self) -> bool:
+        return self.clipped or self.days_with_calls < self.days or not self.edges_covered
+
+
+@dataclass(frozen=True, slots=True)
+class EffectiveSpan:
+    """Calls (in scope) outside the contract's effective period: never counted, always said."""
+
+    before: int
+    after: int
+
+    @property
+    def outside(self) -> int:
+        return self.before + self.after
+
+
+@dataclass(frozen=True)
+class Metering:
+    contract: Contract
+    traces: Traces
+    #: restricts windows to this period (e.g. 2026-Q3); None: every window the traces touch
+    period: CalendarWindow | None = None
+
+    @cached_property
+    def calls(self) -> ir.Table:
+        """All model calls with derived columns (see ``derive.calls``), not yet scoped.
+
+        Computed once in the engine: the derived view is costly to compile, and every check
+        queries it several times."""
+        con = self.traces.backend
+        name = f"slacheck_calls_{uuid.uuid4().hex}"
+        # provenance columns are long strings no check reads: leave them out of the copy
+        view = derive.calls(self.traces).drop("source_file", "source_ref", "defect", "error_type")
+        if engine_of(con) is Engine.SPARK:
+            return con.create_table(name, view)
+        return con.create_table(name, view, temp=True)
+
+    @cached_property
+    def tasks(self) -> ir.Table:
+        return derive.tasks(self.traces)
+
+    @cached_property
+    def data_range(self) -> tuple[int | None, int | None]:
+        s = self.traces.spans
+        row = s.aggregate(lo=s.start_us.min(), hi=s.end_us.max()).execute().iloc[0]
+        lo, hi = row["lo"], row["hi"]
+        return (
+            None if lo is None or lo != lo else int(lo),
+            None if hi is None or hi != hi else int(hi),
+        )
+
+    # ---- the effective period
+
+    @cached_property
+    def effective_us(self) -> tuple[int, int | None]:
+        """[start, end) of the effective period in UTC µs (end exclusive: the day after)."""
+        eff = self.contract.contract.effective
+        zone = self.contract.zone
+        start = local_midnight(eff.start, zone)
+        end = None if eff.end is None else local_midnight(eff.end + dt.timedelta(days=1), zone)
+        return start, end
+
+    def in_effect(self, ts_us: ir.IntegerValue) -> ir.BooleanValue:
+        start, end = self.effective_us
+        cond = ts_us >= start
+        return cond if end is None else cond & (ts_us < end)
+
+    @cached_property
+    def outside_effective(self) -> EffectiveSpan:
+        c = self.calls
+        start, end = self.effective_us
+        sc = derive.scoped(c, self.contract)
+        after = (c.start_us >= end) if end is not None else ibis.literal(False)
+        row = c.aggregate(
+            before=(sc & (c.start_us < start)).sum(), after=(sc & after).sum()
+        ).execute()
+        r = row.iloc[0]
+        return EffectiveSpan(_count(r["before"]), _count(r["after"]))
+
+    # ---- windows
+
+    def windows(self, kind: Window) -> list[CalendarWindow]:
+        """The term's windows, clipped to the effective period: inside the requested period,
+        else those the traces overlap."""
+        zone = self.contract.zone
+        anchor = self.contract.contract.effective.start
+        if self.period is not None:
+            if kind is Window.ROLLING_30_DAYS:
+                laid = windows_for(
+                    kind, zone, self.period.start_us, self.period.end_us, anchor=anchor
+                )
+            else:
+                laid = split(self.period, kind, zone)
+        else:
+            lo, hi = self.data_range
+            if lo is None or hi is None:
+                return []
+            laid = windows_for(kind, zone, lo, hi, anchor=anchor)
+        return [w for w in (self._clip(w) for w in laid) if w is not None]
+
+    def _clip(self, w: CalendarWindow) -> CalendarWindow | None:
+        start, end = self.effective_us
+        lo = max(w.start_us, start)
+        hi = w.end_us if end is None else min(w.end_us, end)
+        if hi <= lo:
+            return None
+        if (lo, hi) == (w.start_us, w.end_us):
+            return w
+        return CalendarWindow(w.label, lo, hi, w.zone, clipped=True)
+
+    @cached_property
+    def local_days(self) -> npt.NDArray[np.int64]:
+        """The distinct local dates (days since 1970-01-01, contract zone) with in-scope calls.
+
+        Call starts are grouped into UTC quarter hours in the engine (every zone offset is a
+        whole number of quarter hours, so no quarter hour straddles a local midnight); only those
+        few buckets come back and are converted to local dates, vectorised.
+        """
+        c = self.calls
+        x = c.filter(derive.scoped(c, self.contract))
+        buckets = x.select(q=x.start_us // _QUARTER_HOUR).distinct().to_pyarrow()
+        q = np.asarray(buckets.column("q").to_numpy(zero_copy_only=False), dtype=np.int64)
+        if q.size == 0:
+            return np.empty(0, dtype=np.int64)
+        stamps = pd.to_datetime(q * _QUARTER_HOUR, unit="us", utc=True).tz_convert(
+            self.contract.zone.key
+        )
+        local_midnights = stamps.tz_localize(None).normalize()
+        days = (local_midnights - pd.Timestamp(0)) // pd.Timedelta(days=1)
+        return np.unique(np.asarray(days, dtype=np.int64))
+
+    def coverage(self, w: CalendarWindow) -> Coverage:
+        """How much of ``w`` the in-scope calls cover (see the module doc)."""
+        zone = self.contract.zone
+        first_day = (from_us(w.start_us, zone).date() - _EPOCH).days
+        last_day = (from_us(w.end_us - 1, zone).date() - _EPOCH).days
+        d = self.local_days
+        with_calls = int(((d >= first_day) & (d <= last_day)).sum())
+        c = self.calls
+        x = c.filter(
+            derive.scoped(c, self.contract) & (c.start_us >= w.start_us) & (c.start_us < w.end_us)
+        )
+        r = x.aggregate(lo=x.start_us.min(), hi=x.start_us.max()).execute().iloc[0]
+        lo, hi = r["lo"], r["hi"]
+        first = None if lo is None or lo != lo else int(lo)
+        last = None if hi is None or hi != hi else int(hi)
+        edges = (
+            first is not None
+            and last is not None
+            and first <= w.start_us + COVER_SLACK_US
+            and last >= w.end_us - COVER_SLACK_US
+        )
+        return Coverage(
+            window=w.label,
+            days=last_day - first_day + 1,
+            days_with_calls=with_calls,
+            first_us=first,
+            last_us=last,
+            edges_covered=edges,
+            clipped=w.clipped,
+        )
+
+    def partial(self, w: CalendarWindow) -> bool:
+        """The calls cover only part of the window, or the effective period cuts it."""
+        return self.coverage(w).partial
+
+    # ---- credits
+
+    def claim_deadline(self, credits: Credits, w: CalendarWindow) -> dt.date | None:
+        """The last day to claim a credit for ``w``: calendar days counted from the day after
+        the window's last day, in the contract's zone."""
+        if credits.claim_deadline_days is None:
+            return None
+        last_day = from_us(w.end_us - 1, self.contract.zone).date()
+        return last_day + dt.timedelta(days=credits.claim_deadline_days)
+
+    @cached_property
+    def maintenance(self) -> list[tuple[int, int]]:
+        lo, hi = self.data_range
+        if lo is None or hi is None:
+            return []
+        return maintenance_intervals(self.contract.exclusions, self.contract.zone, lo, hi)
+
+    def exclusion_reason(self, c: ir.Table) -> ir.StringValue:
+        """Why a call does not count against the vendor, or null. First reason wins."""
+        ex = self.contract.exclusions
+        cases: list[tuple[ir.BooleanValue, ir.StringValue]] = []
+        if self.maintenance:
+            cases.append(
+                (in_intervals_expr(c.start_us, self.maintenance), ibis.literal("maintenance"))
+            )
+        if ex.max_input_tokens is not None:
+            cases.append(
+                (
+                    (c.input_tokens > ex.max_input_tokens).fill_null(False),
+                    ibis.literal("long_input"),
+                )
+            )
+        if ex.downgraded_service_tiers:
+            tiers = [t.lower() for t in ex.downgraded_service_tiers]
+            cases.append(
+                (
+                    c.service_tier.lower().isin(tiers).fill_null(False),
+                    ibis.literal("downgraded_tier"),
+                )
+            )
+        if ex.customer_errors:
+            client_error = (c.http_status >= 400) & (c.http_status < 500) & (c.http_status != 429)
+            cases.append((client_error.fill_null(False), ibis.literal("customer_error")))
+        if not cases:
+            return ibis.null().cast("string")
+        return ibis.cases(*cases, else_=ibis.null().cast("string"))
+
+    def excluded_task_ids(self, calls: ir.Table) -> ir.Table:
+        """Tasks holding at least one excluded call (a task-level term excludes the whole task)."""
+        marked = calls.mutate(_ex=self.exclusion_reason(calls))
+        return marked.filter(marked._ex.notnull()).select("task_id").distinct()
+
+
+def example_ids(
+    t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None
+) -> tuple[str, ...]:
+    """A few task ids where ``cond`` holds: by the largest ``worst_first`` column, then by id."""
+    hits = t.filter(cond)
+    if worst_first is None:
+        ids = hits.select("task_id").distinct().order_by("task_id")
+    else:
+        ids = (
+            hits.group_by("task_id")
+            .aggregate(_w=hits[worst_first].max())
+            .order_by([ibis.desc("_w"), "task_id"])
+        )
+    df = ids.limit(MAX_EXAMPLES).select("task_id").execute()
+    return tuple(str(x) for x in df["task_id"])
+
+
+def _count(value: object) -> int:
+    return 0 if value is None or value != value else int(value)  # type: ignore[call-overload]
+
+
+#: What a check is handed: the metering model.
+CheckContext = Metering
