@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from slacheck.checks import CHECKS
-from slacheck.metering.context import CheckContext
 from slacheck.checks.latency import Bound, check_term, decide, latency, percentile_rank
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract, Direction, PercentileMethod
+from slacheck.metering.context import CheckContext
 from slacheck.trace import schema
 from slacheck.trace.ingest import ingest
 from slacheck.verdict import MAX_EXAMPLES, TermResult, Verdict

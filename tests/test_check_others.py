@@ -30,12 +30,12 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from slacheck.checks.availability import availability
-from slacheck.metering.context import CheckContext
 from slacheck.checks.peak import peak
 from slacheck.checks.ratelimit import rate_limit
 from slacheck.checks.regions import regions
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract
+from slacheck.metering.context import CheckContext
 from slacheck.trace.ingest import Traces, ingest
 from slacheck.trace.schema import BY_NAME, conform
 from slacheck.verdict import TermResult, Verdict

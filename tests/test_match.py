@@ -22,7 +22,6 @@ import pytest
 
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract
-from slacheck.metering.derive import calls, tasks
 from slacheck.match.fields import (
     DERIVABLE_NOW,
     SCHEMA_CHANGE,
@@ -34,6 +33,7 @@ from slacheck.match.fields import (
     to_markdown,
 )
 from slacheck.match.mismatch import Code, Mismatch, find_mismatches
+from slacheck.metering.derive import calls, tasks
 from slacheck.trace import schema
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
