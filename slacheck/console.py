@@ -154,6 +154,16 @@ def evaluation_table(evaluation: Evaluation) -> Group:
     blocks: list[Table | Text] = [table]
     if any(r.partial_window for r in evaluation.results):
         blocks.append(Text("* the traces cover only part of this window", style="dim"))
+    out = evaluation.outside_effective
+    if out.outside:
+        eff = evaluation.contract.contract.effective
+        blocks.append(
+            Text(
+                f"{out.before:,} in-scope calls before the effective start {eff.start} and "
+                f"{out.after:,} after its end {eff.end or '(open-ended)'} are not counted",
+                style="yellow",
+            )
+        )
     for r in evaluation.results:
         block = Text()
         block.append(f"\n{r.term_id} {r.window} ", style="bold")

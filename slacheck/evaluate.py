@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slacheck import __version__
 from slacheck.checks import CheckContext, load_builtin_checks
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
+from slacheck.metering.context import EffectiveSpan
 from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import parse_period
@@ -26,6 +27,8 @@ class Evaluation:
     quality: Quality
     engine: str
     period: str | None
+    #: in-scope calls outside the contract's effective period: never counted, always said
+    outside_effective: EffectiveSpan = field(default_factory=lambda: EffectiveSpan(0, 0))
     version: str = __version__
 
     @property
@@ -48,6 +51,16 @@ class Evaluation:
             "engine": self.engine,
             "slacheck_version": self.version,
             "summary": self.counts(),
+            "effective": {
+                "start": self.contract.contract.effective.start.isoformat(),
+                "end": (
+                    None
+                    if self.contract.contract.effective.end is None
+                    else self.contract.contract.effective.end.isoformat()
+                ),
+                "calls_before": self.outside_effective.before,
+                "calls_after": self.outside_effective.after,
+            },
             "terms": [r.to_dict() for r in self.results],
             "quality": self.quality.to_dict(),
             "sources": [
@@ -90,4 +103,5 @@ def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evalu
         quality=traces.quality,
         engine=str(traces.engine),
         period=None if ctx.period is None else ctx.period.label,
+        outside_effective=ctx.outside_effective,
     )

@@ -16,10 +16,16 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.checks.peak import as_count, by_window, examples_by_window, materialise, scoped_calls
 from slacheck.checks.ratelimit import under_limit_expr
 from slacheck.contract.model import Availability, Credits
 from slacheck.metering.context import CheckContext
+from slacheck.metering.windowed import (
+    as_count,
+    by_window,
+    examples_by_window,
+    materialise,
+    scoped_calls,
+)
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow
 

@@ -12,14 +12,12 @@ a response cache (``response_cached``), or the call waited in a queue (``queue_m
 that degradation matches the written policy is the verdict; with no policy written it cannot be
 judged, only reported.
 
-The helpers at the top (grouped per-window aggregates, percentiles and examples, one query for
-all windows) serve the regions, rate-limit and availability checks too.
+Peak minutes come from ``metering.peak`` (the one definition); the per-window queries from
+``metering.windowed``.
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,174 +26,22 @@ import ibis.expr.types as ir
 
 from slacheck.checks import check
 from slacheck.contract.model import (
-    BusiestMinutesPeak,
     Peak,
-    RequestRatePeak,
-    UtilisationPeak,
     Window,
 )
-from slacheck.engine import Engine, engine_of
 from slacheck.metering.context import CheckContext
-from slacheck.metering.derive import model_base, scoped, succeeded
-from slacheck.verdict import MAX_EXAMPLES, TermResult, Verdict
-from slacheck.windows import CalendarWindow, window_label_expr
-
-MINUTE_US = 60_000_000
-# Rounding guard for ceil(): 10 % of 30 minutes is 3, not 4 through float error.
-_EPS = 1e-9
-
-# ---------------------------------------------------------------------------------------------
-# Per-window helpers: every query groups by the ``window`` label, so a check costs the same
-# number of queries for one month as for a quarter's three.
-
-
-def materialise(ctx: CheckContext, t: ir.Table) -> ir.Table:
-    """Compute ``t`` once in the engine: the derived call view is costly to compile, and each
-    check queries it several times."""
-    con = ctx.traces.backend
-    name = f"slacheck_check_{uuid.uuid4().hex}"
-    if engine_of(con) is Engine.SPARK:
-        return con.create_table(name, t)
-    return con.create_table(name, t, temp=True)
-
-
-def scoped_calls(ctx: CheckContext, windows: Sequence[CalendarWindow]) -> ir.Table:
-    """In-scope model calls that start in one of ``windows``, labelled with it (``window``)."""
-    c = ctx.calls
-    c = c.filter(scoped(c, ctx.contract))
-    c = c.mutate(window=window_label_expr(c.start_us, windows))
-    return c.filter(c["window"].notnull())
-
-
-def as_count(value: Any) -> int:
-    """An aggregate count from pandas: None/NaN (no rows) is 0."""
-    return 0 if value is None or value != value else int(value)
-
-
-def by_window(t: ir.Table, **aggregates: ir.Value) -> dict[str, dict[str, Any]]:
-    """``aggregates`` per window label (windows without rows are absent)."""
-    df = t.group_by("window").aggregate(**aggregates).execute()
-    return {str(r["window"]): r for r in df.to_dict("records")}
-
-
-def percentile_by_window(
-    t: ir.Table, column: str, percentile: float, where: ir.BooleanValue | None = None
-) -> dict[str, float]:
-    """The nearest-rank percentile (k = ceil(p·n/100), at least 1) of a column's non-null
-    values where ``where`` holds, per window."""
-    cond = t[column].notnull() if where is None else t[column].notnull() & where
-    v = t.filter(cond)
-    ranked = v.select(
-        "window",
-        _v=v[column],
-        # row_number counts from 0; ties in value are interchangeable
-        _rn=ibis.row_number().over(ibis.window(group_by=v["window"], order_by=v[column])),
-        _n=v[column].count().over(ibis.window(group_by=v["window"])),
-    )
-    k = ibis.greatest((ranked._n * (percentile / 100.0) - _EPS).ceil(), 1)
-    df = ranked.filter(ranked._rn == k - 1).select("window", "_v").execute()
-    return {str(w): float(x) for w, x in zip(df["window"], df["_v"], strict=True)}
-
-
-def examples_by_window(
-    t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None
-) -> dict[str, tuple[str, ...]]:
-    """A few task ids per window where ``cond`` holds: largest ``worst_first`` first, then id.
-
-    The per-window twin of ``context.example_ids``."""
-    hits = t.filter(cond)
-    if worst_first is None:
-        g = hits.select("window", "task_id").distinct()
-        order: list[Any] = [g.task_id]
-    else:
-        g = hits.group_by(["window", "task_id"]).aggregate(_w=hits[worst_first].max())
-        order = [ibis.desc(g._w), g.task_id]
-    ranked = g.mutate(_i=ibis.row_number().over(ibis.window(group_by=g["window"], order_by=order)))
-    df = ranked.filter(ranked._i < MAX_EXAMPLES).order_by(["window", "_i"]).execute()
-    out: dict[str, list[str]] = {}
-    for w, task in zip(df["window"], df["task_id"], strict=True):
-        out.setdefault(str(w), []).append(str(task))
-    return {w: tuple(ids) for w, ids in out.items()}
-
-
-def top_by_window(
-    t: ir.Table, cond: ir.BooleanValue, key: str, n: int = 10
-) -> dict[str, dict[str, int]]:
-    """Calls per ``key`` value where ``cond`` holds, the ``n`` most frequent per window."""
-    hits = t.filter(cond)
-    g = hits.group_by(["window", key]).aggregate(_n=hits.count())
-    ranked = g.mutate(
-        _i=ibis.row_number().over(
-            ibis.window(group_by=g["window"], order_by=[ibis.desc(g._n), g[key]])
-        )
-    )
-    df = ranked.filter(ranked._i < n).order_by(["window", "_i"]).execute()
-    out: dict[str, dict[str, int]] = {}
-    for w, k, c in zip(df["window"], df[key], df["_n"], strict=True):
-        out.setdefault(str(w), {})[str(k)] = int(c)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Peak minutes
-
-
-def minute_expr(ts_us: ir.IntegerValue) -> ir.IntegerValue:
-    """The UTC-aligned minute a timestamp falls in (minutes since the Unix epoch)."""
-    return ts_us // MINUTE_US
-
-
-def minute_counts(ctx: CheckContext) -> ir.Table:
-    """In-scope model calls per minute with traffic: ``minute``, ``calls``, ``window`` (month)."""
-    c = ctx.calls
-    c = c.filter(scoped(c, ctx.contract))
-    m = c.mutate(minute=minute_expr(c.start_us))
-    g = m.group_by("minute").aggregate(calls=m.count())
-    return g.mutate(
-        window=window_label_expr(g.minute * MINUTE_US, ctx.windows(Window.CALENDAR_MONTH))
-    )
-
-
-def peak_minutes(ctx: CheckContext) -> ir.Table | None:
-    """The peak minutes (``minute``, ``calls``, ``window``), or None without a peak definition."""
-    if ctx.contract.peak is None:
-        return None
-    g = minute_counts(ctx)
-    d = ctx.contract.peak.definition
-    if isinstance(d, RequestRatePeak):
-        return g.filter(g.calls > d.requests_per_minute)
-    if isinstance(d, UtilisationPeak):
-        # calls / capacity > percent / 100, multiplied out so 85 of 100 is not above 85 %
-        return g.filter(g.calls * 100 > d.percent * d.capacity_requests_per_minute)
-    ranked = g.mutate(
-        _rank=ibis.row_number().over(
-            ibis.window(group_by=g["window"], order_by=[ibis.desc(g.calls), g.minute])
-        ),
-        _n=g.calls.count().over(ibis.window(group_by=g["window"])),
-    )
-    keep = (ranked._n * (d.percent / 100.0) - _EPS).ceil()
-    return ranked.filter(ranked._rank < keep).drop("_rank", "_n")
-
-
-def at_peak_expr(ctx: CheckContext, calls: ir.Table) -> ir.BooleanValue:
-    """Per call of ``calls``: it started in a peak minute (always False without a definition)."""
-    pm = peak_minutes(ctx)
-    if pm is None:
-        return ibis.literal(False)
-    return minute_expr(calls.start_us).isin(pm.minute)
-
-
-def definition_text(peak: Peak) -> str:
-    d = peak.definition
-    if isinstance(d, RequestRatePeak):
-        return f"peak: minutes with > {d.requests_per_minute:g} calls"
-    if isinstance(d, UtilisationPeak):
-        return (
-            f"peak: minutes above {d.percent:g} % of {d.capacity_requests_per_minute:g} calls/min"
-        )
-    assert isinstance(d, BusiestMinutesPeak)
-    return f"peak: the busiest {d.percent:g} % of minutes with traffic in the month"
-
+from slacheck.metering.derive import model_base, succeeded
+from slacheck.metering.peak import at_peak_expr, definition_text, minute_expr
+from slacheck.metering.windowed import (
+    as_count,
+    by_window,
+    examples_by_window,
+    materialise,
+    percentile_by_window,
+    scoped_calls,
+)
+from slacheck.verdict import TermResult, Verdict
+from slacheck.windows import CalendarWindow
 
 # ---------------------------------------------------------------------------------------------
 # The check
@@ -402,19 +248,4 @@ def peak(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = [
-    "MINUTE_US",
-    "as_count",
-    "at_peak_expr",
-    "by_window",
-    "definition_text",
-    "examples_by_window",
-    "materialise",
-    "minute_counts",
-    "minute_expr",
-    "peak",
-    "peak_minutes",
-    "percentile_by_window",
-    "scoped_calls",
-    "top_by_window",
-]
+__all__ = ["peak"]

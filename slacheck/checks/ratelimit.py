@@ -24,7 +24,10 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.checks.peak import (
+from slacheck.contract.model import RateLimit, RateLimitBasis, Window
+from slacheck.metering.context import CheckContext
+from slacheck.metering.derive import scoped
+from slacheck.metering.windowed import (
     as_count,
     by_window,
     examples_by_window,
@@ -32,9 +35,6 @@ from slacheck.checks.peak import (
     percentile_by_window,
     scoped_calls,
 )
-from slacheck.contract.model import RateLimit, RateLimitBasis, Window
-from slacheck.metering.context import CheckContext
-from slacheck.metering.derive import scoped
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 

@@ -7,7 +7,7 @@ insensitively.
 - ``regions``: served in a primary or failover region.
 - ``routing``: a call served in a failover region is a cross-region routing event; it is allowed
   when ``routing.cross_region`` is ``always``, or ``peak_only`` and the call started in a peak
-  minute (see ``checks.peak``). No routing section means no rights (``never``). Who decided to
+  minute (see ``metering.peak``). No routing section means no rights (``never``). Who decided to
   route, and whether notice was given, is in no trace.
 - ``residency`` (when the contract sets limits): served in a region whose jurisdiction the
   limits allow. A region the contract does not list, or lists without a jurisdiction, has an
@@ -23,15 +23,6 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.checks.peak import (
-    as_count,
-    at_peak_expr,
-    by_window,
-    examples_by_window,
-    materialise,
-    scoped_calls,
-    top_by_window,
-)
 from slacheck.contract.model import (
     Region,
     Regions,
@@ -40,21 +31,31 @@ from slacheck.contract.model import (
     region_allowed_by_residency,
 )
 from slacheck.metering.context import CheckContext
+from slacheck.metering.derive import region_key
+from slacheck.metering.peak import at_peak_expr
+from slacheck.metering.windowed import (
+    as_count,
+    by_window,
+    examples_by_window,
+    materialise,
+    scoped_calls,
+    top_by_window,
+)
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow
 
 
 def _names(regions: list[Region]) -> list[str]:
-    return sorted({r.name.strip().lower() for r in regions})
+    return sorted({region_key(r.name) for r in regions})
 
 
 def _marked(ctx: CheckContext, spec: Regions, windows: list[CalendarWindow]) -> ir.Table:
     """In-scope calls with ``reg`` and the booleans every result below is counted from."""
     c = scoped_calls(ctx, windows)
-    reg = c.region_d.strip().lower().nullif("")
+    reg = c.region_key
     primary, failover = _names(spec.primary), _names(spec.failover)
     answers = [
-        (r.name.strip().lower(), region_allowed_by_residency(r, spec.residency))
+        (region_key(r.name), region_allowed_by_residency(r, spec.residency))
         for r in [*spec.primary, *spec.failover]
     ]
     # A region listed twice with different jurisdictions: the stricter answer wins.

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -17,7 +16,6 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.contract.model import (
-    BusiestMinutesPeak,
     Contract,
     MeasurementPoint,
     Peak,
@@ -32,15 +30,16 @@ from slacheck.match.mismatch import (
     find_mismatches,
     term_coverage,
 )
+from slacheck.metering.context import Metering
 from slacheck.metering.derive import (
     ScopeMatch,
-    calls,
     model_base,
+    region_key,
     scope_match,
     scoped,
     succeeded,
-    tasks,
 )
+from slacheck.metering.peak import at_peak_expr, minute_expr
 from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import SetAside
 
@@ -273,11 +272,17 @@ def _row(t: ir.Table, **aggs: ir.Scalar) -> dict[str, Any]:
 # the check
 
 
-def check_fields(contract: Contract, traces: Traces) -> FieldCheck:
-    """The eight-item table for ``contract`` against ``traces``, with the metering mismatches."""
-    # computed once and kept in the engine: every count below then compiles a small query
-    c = calls(traces).cache()
-    t = tasks(traces).cache()
+def check_fields(
+    contract: Contract, traces: Traces, metering: Metering | None = None
+) -> FieldCheck:
+    """The eight-item table for ``contract`` against ``traces``, with the metering mismatches.
+
+    ``metering``: the run's metering model, when the caller has one (its tables are then shared
+    with the checks); else one is made here. Every count reads its calls and peak minutes.
+    """
+    m = metering if metering is not None else Metering(contract, traces)
+    c = m.calls
+    t = m.tasks.cache()
     coverage = term_coverage(contract, c, t)
     steps = _step_items(contract, c)
     unordered = (
@@ -286,7 +291,7 @@ def check_fields(contract: Contract, traces: Traces) -> FieldCheck:
         *_task_items(contract, traces, c, t),
         _point_item(contract, coverage),
         steps[2],
-        _peak_item(contract, c),
+        _peak_item(m, c),
     )
     items = tuple(sorted(unordered, key=lambda i: i.item))
     mismatches = find_mismatches(contract, traces, c, t, coverage=coverage)
@@ -310,14 +315,16 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
         "region_der": (sc & (c.region_source == "model_path").fill_null(False)).sum(),
     }
     regions = contract.regions
-    primary = [r.name for r in regions.primary] if regions else []
-    failover = [r.name for r in regions.failover] if regions else []
+    primary = sorted({region_key(r.name) for r in regions.primary}) if regions else []
+    failover = (
+        sorted({region_key(r.name) for r in regions.failover} - set(primary)) if regions else []
+    )
     allowed = [*primary, *failover]
     if regions is not None:
-        known = sc & c.region_d.notnull()
-        aggs["in_primary"] = (known & c.region_d.isin(primary)).sum()
-        aggs["in_failover"] = (known & c.region_d.isin(failover or [""])).sum()
-        aggs["outside"] = (known & ~c.region_d.isin(allowed)).sum()
+        known = sc & c.region_key.notnull()
+        aggs["in_primary"] = (known & c.region_key.isin(primary)).sum()
+        aggs["in_failover"] = (known & c.region_key.isin(failover or [""])).sum()
+        aggs["outside"] = (known & ~c.region_key.isin(allowed)).sum()
     r = _row(c, **aggs)
     calls_note = "no successful model calls in the traces"
     model = _item(
@@ -382,9 +389,9 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
 
 def _outside_regions(c: ir.Table, sc: ir.BooleanValue, allowed: list[str]) -> dict[str, int]:
     """The regions outside the contract's list that served in-scope calls (the five busiest)."""
-    x = c.filter(sc & c.region_d.notnull() & ~c.region_d.isin(allowed))
+    x = c.filter(sc & c.region_key.notnull() & ~c.region_key.isin(allowed))
     top = (
-        x.group_by(region=x.region_d)
+        x.group_by(region=x.region_key)
         .aggregate(n=x.count())
         .order_by([ibis.desc("n"), "region"])
         .limit(5)
@@ -607,8 +614,9 @@ def _peak_text(peak: Peak) -> str:
     return f"the busiest {d.percent:g} % of minutes"
 
 
-def _peak_item(contract: Contract, c: ir.Table) -> FieldItem:
+def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
     """Item 7: in peak minutes, is the contracted degradation observable on each call?"""
+    contract = metering.contract
     name = "peak degradation"
     peak = contract.peak
     if peak is None:
@@ -618,17 +626,10 @@ def _peak_item(contract: Contract, c: ir.Table) -> FieldItem:
             "peak-time calls whose degradation is observable",
             "the contract has no peak policy: see slacheck lint",
         )
+    # peak minutes as every check reads them (metering.peak): one definition of "minutes"
     x = c.filter(scoped(c, contract))
-    x = x.mutate(minute=x.start_us // _MIN)
-    per = x.group_by("minute").aggregate(n=x.count())
-    d = peak.definition
-    if isinstance(d, RequestRatePeak):
-        hot = per.filter(per.n > d.requests_per_minute)
-    elif isinstance(d, UtilisationPeak):
-        hot = per.filter(per.n * 100.0 / d.capacity_requests_per_minute > d.percent)
-    else:
-        hot = _busiest(x, per, d)
-    pc = x.semi_join(hot, "minute")
+    x = x.mutate(minute=minute_expr(x.start_us), _peak=at_peak_expr(metering, x))
+    pc = x.filter(x._peak)
     ok = succeeded(pc)
     smaller_obs = ok & pc.request_model.notnull() & pc.response_model.notnull()
     smaller_deg = smaller_obs & (pc.served_model != pc.requested).fill_null(False)
@@ -695,19 +696,6 @@ def _peak_item(contract: Contract, c: ir.Table) -> FieldItem:
         "cannot be observed in these traces",
         details=({"peak": base}, *details),
     )
-
-
-def _busiest(x: ir.Table, per: ir.Table, d: BusiestMinutesPeak) -> ir.Table:
-    """The busiest ``d.percent`` % of the minutes from first to last call (ties: the earlier)."""
-    span = _row(x, lo=x.minute.min(), hi=x.minute.max())
-    total = int(span["hi"]) - int(span["lo"]) + 1 if span["hi"] else 0
-    k = math.ceil(d.percent / 100.0 * total)
-    ranked = per.mutate(rank=ibis.row_number().over(order_by=[ibis.desc(per.n), per.minute]))
-    return ranked.filter(ranked["rank"] < k).drop("rank")
-
-
-# ---------------------------------------------------------------------------------------------
-# Markdown
 
 
 def _cell(text: object) -> str:

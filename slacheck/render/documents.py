@@ -375,7 +375,7 @@ _TOP = 20
 def _traffic(ctx: Any) -> Traffic:
     import ibis
 
-    from slacheck.metering.derive import scoped
+    from slacheck.metering.derive import region_key, scoped
 
     contract: Contract = ctx.contract
     w = ctx.period
@@ -384,7 +384,7 @@ def _traffic(ctx: Any) -> Traffic:
     c = c.mutate(
         _model=ibis.coalesce(c.response_model, c.request_model).fill_null("—"),
         _in=scoped(c, contract).cast("int64"),
-        _region=c.region_d.fill_null(""),
+        _region=c.region_key.fill_null(""),
     )
     models = (
         c.group_by("_model")
@@ -403,8 +403,8 @@ def _traffic(ctx: Any) -> Traffic:
         .to_pylist()
     )
     spec = contract.regions
-    primary = {r.name for r in spec.primary} if spec else set()
-    failover = {r.name for r in spec.failover} if spec else set()
+    primary = {region_key(r.name) for r in spec.primary} if spec else set()
+    failover = {region_key(r.name) for r in spec.failover} if spec else set()
 
     def role(name: str) -> str:
         if not name:

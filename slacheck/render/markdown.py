@@ -27,6 +27,14 @@ def evaluation_markdown(evaluation: Evaluation) -> str:
             f"| {_cell(r.term_id)} | {window} | **{r.verdict}** | {observed} | "
             f"{r.good:,} / {r.total:,} | {_cell(crit)} | {_cell(', '.join(r.examples))} |"
         )
+    out = evaluation.outside_effective
+    if out.outside:
+        eff = evaluation.contract.contract.effective
+        lines += [
+            "",
+            f"{out.before:,} in-scope calls before the effective start {eff.start} and "
+            f"{out.after:,} after its end {eff.end or '(open-ended)'} are not counted.",
+        ]
     q = evaluation.quality
     lines += [
         "",

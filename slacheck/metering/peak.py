@@ -1,0 +1,86 @@
+"""Peak minutes: the one definition every consumer (the peak, regions and routing checks, the
+field check, the documents) reads.
+
+A peak minute is a UTC-aligned minute (``floor(start_us / 60 s)``) of in-scope model calls that
+meets the contract's definition: more calls than ``requests_per_minute`` (request_rate), calls
+above ``percent`` % of the contracted capacity (utilisation), or one of the busiest ``percent`` %
+of the minutes *with traffic* in each calendar month of the contract's zone, ties broken by the
+earlier minute, rounded up so a month with traffic always has a peak minute (busiest_minutes).
+"""
+
+from __future__ import annotations
+
+import ibis
+import ibis.expr.types as ir
+
+from slacheck.contract.model import (
+    BusiestMinutesPeak,
+    Peak,
+    RequestRatePeak,
+    UtilisationPeak,
+    Window,
+)
+from slacheck.metering.context import Metering
+from slacheck.metering.derive import scoped
+from slacheck.metering.windowed import EPS
+from slacheck.windows import window_label_expr
+
+MINUTE_US = 60_000_000
+
+
+def minute_expr(ts_us: ir.IntegerValue) -> ir.IntegerValue:
+    """The UTC-aligned minute a timestamp falls in (minutes since the Unix epoch)."""
+    return ts_us // MINUTE_US
+
+
+def minute_counts(ctx: Metering) -> ir.Table:
+    """In-scope model calls per minute with traffic: ``minute``, ``calls``, ``window`` (month).
+
+    Only minutes inside a month window (so inside the effective period) can be peak."""
+    c = ctx.calls
+    c = c.filter(scoped(c, ctx.contract))
+    m = c.mutate(minute=minute_expr(c.start_us))
+    g = m.group_by("minute").aggregate(calls=m.count())
+    g = g.mutate(window=window_label_expr(g.minute * MINUTE_US, ctx.windows(Window.CALENDAR_MONTH)))
+    return g.filter(g["window"].notnull())
+
+
+def peak_minutes(ctx: Metering) -> ir.Table | None:
+    """The peak minutes (``minute``, ``calls``, ``window``), or None without a peak definition."""
+    if ctx.contract.peak is None:
+        return None
+    g = minute_counts(ctx)
+    d = ctx.contract.peak.definition
+    if isinstance(d, RequestRatePeak):
+        return g.filter(g.calls > d.requests_per_minute)
+    if isinstance(d, UtilisationPeak):
+        # calls / capacity > percent / 100, multiplied out so 85 of 100 is not above 85 %
+        return g.filter(g.calls * 100 > d.percent * d.capacity_requests_per_minute)
+    ranked = g.mutate(
+        _rank=ibis.row_number().over(
+            ibis.window(group_by=g["window"], order_by=[ibis.desc(g.calls), g.minute])
+        ),
+        _n=g.calls.count().over(ibis.window(group_by=g["window"])),
+    )
+    keep = (ranked._n * (d.percent / 100.0) - EPS).ceil()
+    return ranked.filter(ranked._rank < keep).drop("_rank", "_n")
+
+
+def at_peak_expr(ctx: Metering, calls: ir.Table) -> ir.BooleanValue:
+    """Per call of ``calls``: it started in a peak minute (always False without a definition)."""
+    pm = peak_minutes(ctx)
+    if pm is None:
+        return ibis.literal(False)
+    return minute_expr(calls.start_us).isin(pm.minute)
+
+
+def definition_text(peak: Peak) -> str:
+    d = peak.definition
+    if isinstance(d, RequestRatePeak):
+        return f"peak: minutes with > {d.requests_per_minute:g} calls"
+    if isinstance(d, UtilisationPeak):
+        return (
+            f"peak: minutes above {d.percent:g} % of {d.capacity_requests_per_minute:g} calls/min"
+        )
+    assert isinstance(d, BusiestMinutesPeak)
+    return f"peak: the busiest {d.percent:g} % of minutes with traffic in the month"

@@ -1,0 +1,111 @@
+"""Per-window queries over metered calls: every query groups by the ``window`` label, so a
+consumer costs the same number of queries for one month as for a quarter's three."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import ibis
+import ibis.expr.types as ir
+
+from slacheck.engine import Engine, engine_of
+from slacheck.metering.context import Metering
+from slacheck.metering.derive import scoped
+from slacheck.verdict import MAX_EXAMPLES
+from slacheck.windows import CalendarWindow, window_label_expr
+
+#: Rounding guard for ceil(): 10 % of 30 minutes is 3, not 4 through float error.
+EPS = 1e-9
+
+# ---------------------------------------------------------------------------------------------
+# Per-window helpers: every query groups by the ``window`` label, so a check costs the same
+# number of queries for one month as for a quarter's three.
+
+
+def materialise(ctx: Metering, t: ir.Table) -> ir.Table:
+    """Compute ``t`` once in the engine: the derived call view is costly to compile, and each
+    check queries it several times."""
+    con = ctx.traces.backend
+    name = f"slacheck_check_{uuid.uuid4().hex}"
+    if engine_of(con) is Engine.SPARK:
+        return con.create_table(name, t)
+    return con.create_table(name, t, temp=True)
+
+
+def scoped_calls(ctx: Metering, windows: Sequence[CalendarWindow]) -> ir.Table:
+    """In-scope model calls that start in one of ``windows``, labelled with it (``window``)."""
+    c = ctx.calls
+    c = c.filter(scoped(c, ctx.contract))
+    c = c.mutate(window=window_label_expr(c.start_us, windows))
+    return c.filter(c["window"].notnull())
+
+
+def as_count(value: Any) -> int:
+    """An aggregate count from pandas: None/NaN (no rows) is 0."""
+    return 0 if value is None or value != value else int(value)
+
+
+def by_window(t: ir.Table, **aggregates: ir.Value) -> dict[str, dict[str, Any]]:
+    """``aggregates`` per window label (windows without rows are absent)."""
+    df = t.group_by("window").aggregate(**aggregates).execute()
+    return {str(r["window"]): r for r in df.to_dict("records")}
+
+
+def percentile_by_window(
+    t: ir.Table, column: str, percentile: float, where: ir.BooleanValue | None = None
+) -> dict[str, float]:
+    """The nearest-rank percentile (k = ceil(p·n/100), at least 1) of a column's non-null
+    values where ``where`` holds, per window."""
+    cond = t[column].notnull() if where is None else t[column].notnull() & where
+    v = t.filter(cond)
+    ranked = v.select(
+        "window",
+        _v=v[column],
+        # row_number counts from 0; ties in value are interchangeable
+        _rn=ibis.row_number().over(ibis.window(group_by=v["window"], order_by=v[column])),
+        _n=v[column].count().over(ibis.window(group_by=v["window"])),
+    )
+    k = ibis.greatest((ranked._n * (percentile / 100.0) - EPS).ceil(), 1)
+    df = ranked.filter(ranked._rn == k - 1).select("window", "_v").execute()
+    return {str(w): float(x) for w, x in zip(df["window"], df["_v"], strict=True)}
+
+
+def examples_by_window(
+    t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None
+) -> dict[str, tuple[str, ...]]:
+    """A few task ids per window where ``cond`` holds: largest ``worst_first`` first, then id.
+
+    The per-window twin of ``context.example_ids``."""
+    hits = t.filter(cond)
+    if worst_first is None:
+        g = hits.select("window", "task_id").distinct()
+        order: list[Any] = [g.task_id]
+    else:
+        g = hits.group_by(["window", "task_id"]).aggregate(_w=hits[worst_first].max())
+        order = [ibis.desc(g._w), g.task_id]
+    ranked = g.mutate(_i=ibis.row_number().over(ibis.window(group_by=g["window"], order_by=order)))
+    df = ranked.filter(ranked._i < MAX_EXAMPLES).order_by(["window", "_i"]).execute()
+    out: dict[str, list[str]] = {}
+    for w, task in zip(df["window"], df["task_id"], strict=True):
+        out.setdefault(str(w), []).append(str(task))
+    return {w: tuple(ids) for w, ids in out.items()}
+
+
+def top_by_window(
+    t: ir.Table, cond: ir.BooleanValue, key: str, n: int = 10
+) -> dict[str, dict[str, int]]:
+    """Calls per ``key`` value where ``cond`` holds, the ``n`` most frequent per window."""
+    hits = t.filter(cond)
+    g = hits.group_by(["window", key]).aggregate(_n=hits.count())
+    ranked = g.mutate(
+        _i=ibis.row_number().over(
+            ibis.window(group_by=g["window"], order_by=[ibis.desc(g._n), g[key]])
+        )
+    )
+    df = ranked.filter(ranked._i < n).order_by(["window", "_i"]).execute()
+    out: dict[str, dict[str, int]] = {}
+    for w, k, c in zip(df["window"], df[key], df["_n"], strict=True):
+        out.setdefault(str(w), {})[str(k)] = int(c)
+    return out

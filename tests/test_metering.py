@@ -1,0 +1,302 @@
+"""One reading of the contract, the same everywhere: the metering issue's cases, each with the
+right answer, and properties that the field check and the checks agree."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from slacheck.contract.load import load_contract_text
+from slacheck.contract.model import Contract
+from slacheck.evaluate import evaluate
+from slacheck.match.fields import check_fields
+from slacheck.metering.context import Metering
+from slacheck.trace import schema
+from slacheck.trace.ingest import Traces, ingest
+from slacheck.verdict import TermResult
+from slacheck.windows import parse_period
+
+HEAD = """contract:
+  id: T-1
+  vendor: V
+  customer: C
+  effective: {{start: {start}{end}}}
+  time_zone: {zone}
+"""
+
+
+def contract(body: str, start: str = "2026-01-01", end: str = "", zone: str = "UTC") -> Contract:
+    head = HEAD.format(start=start, end=f", end: {end}" if end else "", zone=zone)
+    return load_contract_text(head + body, "case.yaml")
+
+
+def _us(iso: str) -> int:
+    when = dt.datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return int(when.timestamp()) * 1_000_000 + when.microsecond
+
+
+def traces(tmp: Path, rows: list[dict[str, Any]]) -> Traces:
+    """Canonical llm rows: ``start`` (ISO, UTC), ``ms`` (default 100) and any canonical field."""
+    out = []
+    for n, r in enumerate(rows):
+        r = dict(r)
+        start = _us(r.pop("start"))
+        ms = float(r.pop("ms", 100))
+        row = {name: None for name in schema.COLUMN_NAMES}
+        row.update(
+            task_id=f"t{n}",
+            span_id=f"s{n}",
+            kind="llm",
+            status="ok",
+            start_us=start,
+            end_us=start + int(ms * 1000),
+            duration_ms=ms,
+            source_file="case",
+            source_ref=f"row {n + 1}",
+        )
+        row.update(r)
+        out.append(row)
+    path = tmp / f"t{len(list(tmp.iterdir()))}.parquet"
+    pq.write_table(schema.conform(pa.Table.from_pylist(out, schema=schema.ARROW_SCHEMA)), path)
+    return ingest([path])
+
+
+def by_key(results: tuple[TermResult, ...]) -> dict[tuple[str, str], TermResult]:
+    return {(r.term_id, r.window): r for r in results}
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. regions compare through one key
+
+
+REGIONS = """regions:
+  primary:
+    - {name: cn-shanghai, jurisdiction: {country: CN, province: Shanghai}}
+"""
+
+
+def test_region_case_does_not_change_the_reading(tmp_path: Path) -> None:
+    c = contract(REGIONS)
+    t = traces(
+        tmp_path,
+        [{"start": f"2026-07-0{i + 1}T00:00:00Z", "region": "CN-Shanghai"} for i in range(5)],
+    )
+    ev = evaluate(c, t, period="2026-07")
+    r = by_key(ev.results)["regions", "2026-07"]
+    assert (str(r.verdict), r.good, r.total) == ("met", 5, 5)
+    item6 = check_fields(c, t).item(6)
+    (details,) = item6.details
+    assert (details["in_primary"], details["outside"]) == (5, 0)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    spellings=st.lists(
+        st.sampled_from(["cn-shanghai", "CN-Shanghai", " cn-SHANGHAI ", "us-east-1", "US-EAST-1"]),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_field_check_and_regions_check_count_the_same_calls(
+    tmp_path_factory: pytest.TempPathFactory, spellings: list[str]
+) -> None:
+    c = contract(REGIONS)
+    rows = [{"start": f"2026-07-01T00:{i:02d}:00Z", "region": s} for i, s in enumerate(spellings)]
+    t = traces(tmp_path_factory.mktemp("r"), rows)
+    r = by_key(evaluate(c, t, period="2026-07").results)["regions", "2026-07"]
+    (details,) = check_fields(c, t).item(6).details
+    inside = sum(1 for s in spellings if s.strip().lower() == "cn-shanghai")
+    assert r.good == details["in_primary"] == inside
+    assert r.total - r.good == details["outside"] == len(spellings) - inside
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. one call state
+
+
+def test_calls_without_a_status_are_measured_and_counted_everywhere(tmp_path: Path) -> None:
+    c = contract(
+        """latency:
+  - {id: L, measurement_point: full_response,
+     objective: {kind: occurrence, percentile: 50, threshold: 500}}
+"""
+    )
+    rows = [{"start": f"2026-07-0{i + 1}T00:00:00Z", "ms": 200, "status": None} for i in range(5)]
+    t = traces(tmp_path, rows)
+    r = by_key(evaluate(c, t, period="2026-07").results)["L", "2026-07"]
+    assert (str(r.verdict), r.good, r.total) == ("met", 5, 5)
+    assert r.details["unknown_status_calls"] == 5
+    assert any("without a recorded status" in n for n in r.notes)
+    item5 = check_fields(c, t).item(5)
+    assert (item5.numerator, item5.denominator) == (5, 5)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. one definition of peak minutes
+
+
+def test_busiest_minutes_are_the_same_for_the_field_check_and_the_peak_check(
+    tmp_path: Path,
+) -> None:
+    c = contract(
+        """peak:
+  definition: {kind: busiest_minutes, percent: 10}
+  degradation: {queue: {max_wait_ms: 1000}}
+"""
+    )
+    # sparse traffic: 10 minutes with traffic over a long July day, one of them busy
+    rows = [{"start": f"2026-07-01T{h:02d}:00:00Z", "queue_ms": 0} for h in range(9)]
+    rows += [{"start": "2026-07-01T12:00:00Z", "queue_ms": 0} for _ in range(10)]
+    t = traces(tmp_path, rows)
+    r = by_key(evaluate(c, t, period="2026-07").results)["peak", "2026-07"]
+    (peak_details, *_) = check_fields(c, t).item(7).details
+    assert r.details["peak_minutes"] == peak_details["peak"]["peak_minutes"] == 1
+    assert r.details["calls_at_peak"] == check_fields(c, t).item(7).denominator == 10
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. rolling windows are anchored on the effective start, with or without a period
+
+
+def test_rolling_windows_do_not_move_with_the_period(tmp_path: Path) -> None:
+    c = contract(
+        """latency:
+  - {id: L, measurement_point: full_response, window: rolling_30_days,
+     objective: {kind: occurrence, percentile: 50, threshold: 500}}
+""",
+        start="2026-06-15",
+    )
+    rows = [{"start": f"2026-07-{d:02d}T00:00:00Z"} for d in range(1, 31)]
+    rows += [{"start": f"2026-08-{d:02d}T00:00:00Z"} for d in range(1, 31)]
+    t = traces(tmp_path, rows)
+    free = {r.window for r in evaluate(c, t).results}
+    in_q3 = {r.window for r in evaluate(c, t, period="2026-Q3").results}
+    assert free == {"2026-06-15/30d", "2026-07-15/30d", "2026-08-14/30d"}
+    assert in_q3 <= free | {"2026-09-13/30d"}
+    assert "2026-07-01/30d" not in in_q3
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. the effective period
+
+
+LATENCY = """latency:
+  - {id: L, measurement_point: full_response,
+     objective: {kind: occurrence, percentile: 50, threshold: 500}}
+"""
+
+
+def test_no_verdict_before_the_contract_takes_effect(tmp_path: Path) -> None:
+    c = contract(LATENCY, start="2026-07-01")
+    t = traces(tmp_path, [{"start": "2025-08-10T00:00:00Z", "ms": 900}])
+    assert evaluate(c, t).results == ()
+    assert evaluate(c, t, period="2025-08").results == ()
+    assert Metering(c, t).outside_effective.before == 1
+
+
+def test_windows_are_clipped_to_the_effective_period(tmp_path: Path) -> None:
+    c = contract(LATENCY, start="2026-07-15", end="2026-08-10")
+    rows = [
+        {"start": "2026-07-01T00:00:00Z", "ms": 900},  # before: not counted
+        {"start": "2026-07-20T00:00:00Z", "ms": 100},
+        {"start": "2026-08-05T00:00:00Z", "ms": 100},
+        {"start": "2026-09-05T00:00:00Z", "ms": 900},  # after: not counted
+    ]
+    t = traces(tmp_path, rows)
+    got = by_key(evaluate(c, t).results)
+    assert sorted(got) == [("L", "2026-07"), ("L", "2026-08")]
+    assert (got["L", "2026-07"].total, got["L", "2026-07"].partial_window) == (1, True)
+    assert (got["L", "2026-08"].total, got["L", "2026-08"].partial_window) == (1, True)
+    assert Metering(c, t).outside_effective.before == 1
+    assert Metering(c, t).outside_effective.after == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. partial windows, for every window
+
+
+def test_a_middle_month_with_three_days_of_calls_is_partial(tmp_path: Path) -> None:
+    c = contract(LATENCY)
+    rows = [{"start": f"2026-06-{d:02d}T{h:02d}:00:00Z"} for d in range(1, 31) for h in (0, 23)]
+    rows += [{"start": f"2026-07-{d:02d}T12:00:00Z"} for d in (10, 11, 12)]
+    rows += [{"start": f"2026-08-{d:02d}T{h:02d}:00:00Z"} for d in range(1, 32) for h in (0, 23)]
+    t = traces(tmp_path, rows)
+    got = by_key(evaluate(c, t).results)
+    assert got["L", "2026-07"].partial_window is True
+    assert got["L", "2026-06"].partial_window is False
+    assert got["L", "2026-08"].partial_window is False
+    m = Metering(c, t)
+    july = parse_period("2026-07", c.zone)
+    assert (m.coverage(july).days, m.coverage(july).days_with_calls) == (31, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. claim deadline: calendar days from the day after the window's last day
+
+
+def test_claim_deadline_counts_from_the_day_after_the_window(tmp_path: Path) -> None:
+    c = contract(
+        """availability: {target_percent: 99.9}
+credits:
+  tiers: [{from_percent: 0, to_percent: 99.9, credit_percent: 10}]
+  claim_deadline_days: 30
+""",
+        zone="Asia/Shanghai",
+    )
+    t = traces(tmp_path, [{"start": "2026-07-10T00:00:00Z", "status": "error"}])
+    m = Metering(c, t)
+    assert c.credits is not None
+    assert m.claim_deadline(c.credits, parse_period("2026-07", c.zone)) == dt.date(2026, 8, 30)
+    r = by_key(evaluate(c, t, period="2026-07").results)["availability", "2026-07"]
+    assert r.details["claim_deadline"] == "2026-08-30"
+
+
+# ---------------------------------------------------------------------------------------------
+# judgement calls: the model the scope reads, and a value at the limit
+
+
+def test_model_scope_reads_the_requested_model_by_default(tmp_path: Path) -> None:
+    body = """scope: {models: [gpt-4o]}
+latency:
+  - {id: L, measurement_point: full_response,
+     objective: {kind: occurrence, percentile: 50, threshold: 500}}
+"""
+    rows = [
+        {
+            "start": "2026-07-01T00:00:00Z",
+            "request_model": "gpt-4o-mini",
+            "response_model": "gpt-4o",
+        },
+        {
+            "start": "2026-07-02T00:00:00Z",
+            "request_model": "gpt-4o",
+            "response_model": "gpt-4o-mini",
+        },
+    ]
+    t = traces(tmp_path, rows)
+    requested = by_key(evaluate(contract(body), t, period="2026-07").results)["L", "2026-07"]
+    assert requested.total == 1
+    served = contract(body + "readings: {model_scope: served}\n")
+    assert by_key(evaluate(served, t, period="2026-07").results)["L", "2026-07"].total == 1
+    either = contract(body + "readings: {model_scope: either}\n")
+    assert by_key(evaluate(either, t, period="2026-07").results)["L", "2026-07"].total == 2
+
+
+def test_a_value_at_the_limit_is_within_unless_the_contract_says_beyond(tmp_path: Path) -> None:
+    rows = [{"start": "2026-07-01T00:00:00Z", "ms": 500}]
+    t = traces(tmp_path, rows)
+    within = by_key(evaluate(contract(LATENCY), t, period="2026-07").results)["L", "2026-07"]
+    assert str(within.verdict) == "met"
+    beyond = contract(LATENCY + "readings: {at_the_limit: beyond}\n")
+    assert str(by_key(evaluate(beyond, t, period="2026-07").results)["L", "2026-07"].verdict) == (
+        "breached"
+    )
