@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -72,8 +73,8 @@ KINDS = ("task", "llm", "tool", "retrieval", "other")
 
 @pytest.fixture(scope="session")
 def real() -> Path:
-    """The real samples beside the repo; missing samples fail the tests, never skip them."""
-    path = Path(__file__).parents[1].parent / "shared" / "samples" / "real"
+    """The real samples (tests/data/real); missing samples fail the tests, never skip them."""
+    path = Path(__file__).parent / "data" / "real"
     assert path.is_dir(), f"real trace samples not found at {path}"
     return path
 
@@ -653,3 +654,15 @@ def test_detect_unknown(tmp_path: Path, text: str, name: str) -> None:
     with pytest.raises(TraceInputError) as info:
         detect_format(path)
     assert _problem(info).code == Reason.UNKNOWN_FORMAT
+
+
+def test_no_test_reads_outside_the_repository() -> None:
+    # CI runs a fresh clone: every file a test reads is under tests/data, never ../shared
+    outside = re.compile(r"""\.\./shared|["']shared["']|shared/samples""")
+    here = Path(__file__).parent
+    offenders = [
+        str(p.relative_to(here))
+        for p in sorted(here.rglob("*.py"))
+        if p.name != Path(__file__).name and outside.search(p.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
