@@ -40,10 +40,13 @@ READERS: dict[str, Callable[[Path], pa.Table]] = {
 # (distinct task ids), kinds (task, llm, tool, retrieval, other), and the duration of the span
 # at index i (observations[i], post[i] with its patch, spans[i]).
 # A Langfuse root observation whose parent is not in the file (csharp-agent) is the task.
+# The span's own convention beats Langfuse's type: OpenInference TOOL spans that Langfuse calls
+# SPAN are tools (agno, beeai), and the Vercel AI SDK's ai.generateText wrapper, a GENERATION to
+# Langfuse, is the task around its one ai.generateText.doGenerate call.
 SAMPLES: list[tuple[str, int, int, tuple[int, int, int, int, int], int, float]] = [
-    ("langfuse/agno-2025-06-11", 6, 1, (1, 4, 0, 0, 1), 1, 4799.0),
+    ("langfuse/agno-2025-06-11", 6, 1, (1, 4, 1, 0, 0), 1, 4799.0),
     ("langfuse/autogen-2025-06-06", 2, 1, (1, 1, 0, 0, 0), 1, 628.0),
-    ("langfuse/beeai-2025-08-01", 29, 1, (1, 5, 0, 0, 23), 7, 13859.0),
+    ("langfuse/beeai-2025-08-01", 29, 1, (1, 5, 3, 0, 20), 7, 13859.0),
     ("langfuse/claude-agent-2025-12-22", 7, 1, (1, 4, 2, 0, 0), 0, 3733.0),
     ("langfuse/crewai-2025-07-11", 6, 1, (1, 1, 0, 0, 4), 0, 3694.0),
     ("langfuse/csharp-agent-with-gemini-2026-03-09", 8, 1, (1, 3, 2, 0, 2), 0, 3398.0),
@@ -59,7 +62,7 @@ SAMPLES: list[tuple[str, int, int, tuple[int, int, int, int, int], int, float]] 
     ("langfuse/pydantic-ai-tools-2025-06-06", 3, 1, (1, 1, 0, 0, 1), 2, 4794.0),
     ("langfuse/pydantic-ai-tools-2025-12-04", 12, 1, (1, 4, 3, 0, 4), 2, 1707.0),
     ("langfuse/pydantic-ai-with-gemini-2025-12-24", 1, 1, (0, 1, 0, 0, 0), 0, 1820.0),
-    ("langfuse/vercel-aisdk-2025-11-17", 3, 1, (0, 2, 1, 0, 0), 0, 3045.0),
+    ("langfuse/vercel-aisdk-2025-11-17", 3, 1, (1, 1, 1, 0, 0), 0, 3045.0),
     ("langfuse/vertex-ai-2025-08-01", 1, 1, (0, 1, 0, 0, 0), 0, 10722.0),
     ("langsmith/langsmith_py_wrap_openai_", 1, 1, (0, 1, 0, 0, 0), 0, 1118.333),
     ("langsmith/langsmith_py_wrap_openai_reasoning", 1, 1, (0, 1, 0, 0, 0), 0, 15138.093),
