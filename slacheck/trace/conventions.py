@@ -89,9 +89,12 @@ class Table(_Row):
 
     @model_validator(mode="after")
     def _known_conventions(self) -> Table:
-        for row in (*self.kinds, *self.fields):
-            if row.convention not in self.conventions:
-                raise ValueError(f"row for unknown convention {row.convention!r}: {row}")
+        for convention in (
+            *(r.convention for r in self.kinds),
+            *(r.convention for r in self.fields),
+        ):
+            if convention not in self.conventions:
+                raise ValueError(f"a row names an unknown convention: {convention!r}")
         return self
 
     def rows_for(self, fmt: Format) -> tuple[tuple[KindRule, ...], tuple[FieldRule, ...]]:
@@ -221,7 +224,7 @@ def rows() -> list[dict[str, str]]:
         out.append(_record(t, k.convention, match, target, "", ""))
     for f in t.fields:
         note = "; ".join(n for n in ("deprecated" if f.deprecated else "", f.note) if n)
-        unit = f.unit or ""
+        unit: str = f.unit or ""
         if f.offset:
             unit = f"{unit} + {f.offset}".strip()
         out.append(_record(t, f.convention, f.attribute, f.field, unit, note))
