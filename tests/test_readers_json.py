@@ -565,7 +565,8 @@ def test_unknown_json_shape(tmp_path: Path) -> None:
         detect_format(path)
     p = _problem(info)
     assert (p.code, p.file) == (Reason.UNKNOWN_FORMAT, str(path))
-    assert "resourceSpans" in p.message and "{post, patch}" in p.message
+    assert "resourceSpans" in p.fix and "{post, patch}" in p.fix
+    assert "resourceSpans" not in p.message  # the formats are listed once, as the fix
     for reader in READERS.values():
         with pytest.raises(TraceInputError) as info:
             reader(path)
