@@ -1,4 +1,5 @@
-"""Regenerate the generated parts of README.md (contract field reference, CLI help)."""
+"""Regenerate the generated parts of README.md (contract fields, canonical columns, trace
+conventions)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ import sys
 from pathlib import Path
 
 from slacheck.contract.docs import reference_markdown
+from slacheck.trace.conventions import reference_markdown as conventions_markdown
 from slacheck.trace.schema import reference_markdown as canonical_markdown
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = {"contract-fields": reference_markdown, "canonical-columns": canonical_markdown}
+BLOCKS = {
+    "contract-fields": reference_markdown,
+    "canonical-columns": canonical_markdown,
+    "trace-conventions": conventions_markdown,
+}
 
 
 def main() -> int:

@@ -26,12 +26,29 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+#: the width of output that goes to a pipe or a file: wide enough that nothing is ever cut
+PIPE_WIDTH = 10_000
+
+
+def _console(*, stderr: bool = False) -> Console:
+    """A terminal gets its width; a pipe or a file gets lines as long as they are, never the 80
+    columns Rich assumes there (or a COLUMNS some CI exports): tables and bullets were cut."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, soft_wrap=True, width=None if stream.isatty() else PIPE_WIDTH)
+
+
+out = _console()
+err = _console(stderr=True)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ReportFormat(StrEnum):
+    table = "table"
+    json = "json"
+    md = "md"
 
 
 class OutputFormat(StrEnum):
@@ -237,6 +254,25 @@ def traces_inspect(
             out.print(table)
 
 
+@traces_app.command("conventions")
+@handles_input_errors
+def traces_conventions(
+    fmt: Annotated[ReportFormat, typer.Option("--format", help="table, json or md.")] = (
+        ReportFormat.table
+    ),
+) -> None:
+    """The conventions table: which SDK attributes fill which canonical fields and span kinds."""
+    from slacheck.console import conventions_table
+    from slacheck.trace.conventions import reference_markdown, rows
+
+    if fmt is ReportFormat.json:
+        sys.stdout.write(json.dumps({"rows": rows()}, indent=2, ensure_ascii=False) + "\n")
+    elif fmt is ReportFormat.md:
+        sys.stdout.write(reference_markdown())
+    else:
+        out.print(conventions_table(rows()))
+
+
 class GenFormat(StrEnum):
     parquet = "parquet"
     otlp = "otlp"
@@ -279,12 +315,6 @@ def generate(
 
 # --------------------------------------------------------------------------------------------
 # Matcher, evaluator, budget
-
-
-class ReportFormat(StrEnum):
-    table = "table"
-    json = "json"
-    md = "md"
 
 
 FormatOpt3 = Annotated[ReportFormat, typer.Option("--format", help="table, json or md.")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Group
@@ -47,10 +47,12 @@ def summary_tables(summary: TraceSummary) -> list[Table]:
     head.add_column("what")
     head.add_column("value")
     head.add_row("spans", f"{summary.spans:,}")
-    head.add_row("tasks", f"{summary.tasks:,}")
+    head.add_row("tasks (distinct task ids)", f"{summary.tasks:,}")
     head.add_row("time range", f"{d['time_range']['start']} → {d['time_range']['end']}")
     for kind, n in d["kinds"].items():
-        head.add_row(f"  {kind}", f"{n:,}")
+        # a task may have several root spans: the task kind counts spans, not tasks
+        label = "task (root spans)" if kind == "task" else kind
+        head.add_row(f"  {label}", f"{n:,}")
     q = summary.quality
     head.add_row("rows read", f"{q.rows_read:,}")
     head.add_row("rows used", f"{q.rows_used:,}")
@@ -66,7 +68,23 @@ def summary_tables(summary: TraceSummary) -> list[Table]:
     for c in summary.coverage:
         frac = "—" if c.fraction is None else f"{c.fraction:.1%}"
         cov.add_row(c.field, f"{c.non_null:,}", f"{c.applicable:,}", frac)
-    return [head, cov]
+    files = Table(title=f"Files ({len(summary.sources)})")
+    files.add_column("file", overflow="fold")
+    files.add_column("format")
+    files.add_column("rows", justify="right")
+    for source in summary.sources:
+        files.add_row(source.path, source.format, f"{source.rows:,}")
+    return [files, head, cov]
+
+
+def conventions_table(rows: Sequence[Mapping[str, str]]) -> Table:
+    """The conventions table, one row per kind or field rule, in the order they are tried."""
+    table = Table(title="Trace conventions (first matching row wins)")
+    for name in ("convention", "source", "canonical", "unit", "note"):
+        table.add_column(name, overflow="fold")
+    for r in rows:
+        table.add_row(r["convention"], r["source"], r["canonical"], r["unit"], r["note"])
+    return table
 
 
 _STATUS_STYLE = {

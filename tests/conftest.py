@@ -1,4 +1,4 @@
-"""Shared fixtures: the real samples beside the repo, generated traffic, a Spark backend."""
+"""Shared fixtures: the real samples in tests/data, generated traffic, a Spark backend."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT.parent / "shared" / "samples" / "real"
+SAMPLES = ROOT / "tests" / "data" / "real"
 
 
 @pytest.fixture(scope="session")
 def samples() -> Path:
-    # The real traces live in ../shared; a missing folder is a failure, never a skip.
+    # A missing folder is a failure, never a skip.
     assert SAMPLES.is_dir(), f"real samples not found at {SAMPLES}"
     return SAMPLES
 

@@ -38,7 +38,7 @@ from slacheck.trace import schema
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
 
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "samples" / "real"
+REAL = Path(__file__).resolve().parent / "data" / "real"
 
 IDENTITY = """
 contract:

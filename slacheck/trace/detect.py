@@ -14,8 +14,9 @@ from slacheck.trace.records import JSON_LINES_SUFFIXES, problem, unreadable
 
 Format = Literal["otlp", "langfuse", "langsmith", "table"]
 
+#: what slacheck reads; said once per problem, as its ``fix``
 EXPECTED = (
-    "OTLP JSON with resourceSpans, Langfuse {trace, observations} or observation list, "
+    "expected OTLP JSON with resourceSpans, Langfuse {trace, observations} or observation list, "
     "LangSmith {post, patch} or run list; or CSV/Parquet/JSONL with a mapping file"
 )
 
@@ -53,9 +54,7 @@ def detect_format(path: Path) -> Format:
 
 
 def _unknown(path: Path, what: str) -> TraceInputError:
-    return TraceInputError(
-        [problem(path, f"{what}; expected {EXPECTED}", Reason.UNKNOWN_FORMAT, fix=EXPECTED)]
-    )
+    return TraceInputError([problem(path, what, Reason.UNKNOWN_FORMAT, fix=EXPECTED)])
 
 
 def _head(path: Path, size: int) -> bytes:

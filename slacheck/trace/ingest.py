@@ -131,6 +131,7 @@ def ingest(
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown trace format {fmt!r}; use one of {', '.join(FORMATS)}")
     con = backend if backend is not None else connect(engine, database)
+    paths = trace_files(paths)
     parts: list[ir.Table] = []
     arrow_parts: list[pa.Table] = []
     sources: list[SourceFile] = []
@@ -138,7 +139,9 @@ def ingest(
     for raw_path in dict.fromkeys(Path(p) for p in paths):  # the same file twice counts once
         path = raw_path
         if not path.is_file():
-            problems.append(Problem(str(path), "no such file", Reason.FILE_NOT_FOUND))
+            what = "no trace files in this directory" if path.is_dir() else "no such file"
+            fix = f"trace files end in {', '.join(TRACE_SUFFIXES)}" if path.is_dir() else ""
+            problems.append(Problem(str(path), what, Reason.FILE_NOT_FOUND, fix=fix))
             continue
         try:
             kind = fmt or detect(path)
@@ -173,6 +176,30 @@ def ingest(
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     # Spark recomputes a lazy plan at every action: give it one materialised input
     return _quality(con, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
+
+
+#: file names a directory is searched for; anything else in it (READMEs, YAML) is not a trace
+TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet", ".pq", ".csv", ".tsv", ".csv.gz")
+
+
+def trace_files(paths: Sequence[str | Path]) -> list[Path]:
+    """``paths`` with each directory replaced by the trace files under it (recursively, sorted,
+    hidden ones left out); files and missing paths stay as given."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            found.append(path)
+            continue
+        inside = [
+            p
+            for p in sorted(path.rglob("*"))
+            if p.is_file()
+            and p.name.lower().endswith(TRACE_SUFFIXES)
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        ]
+        found.extend(inside or [path])  # an empty directory stays, to be reported
+    return found
 
 
 def _read_once(con: BaseBackend, part: ir.Table, path: Path) -> ir.Table:

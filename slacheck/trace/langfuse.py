@@ -9,7 +9,7 @@ from typing import Any, TypeGuard
 import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
-from slacheck.trace.otlp import read_genai_attributes
+from slacheck.trace.conventions import read_span
 from slacheck.trace.records import (
     SpanRows,
     as_text,
@@ -20,14 +20,6 @@ from slacheck.trace.records import (
     set_status,
 )
 from slacheck.trace.schema import Kind
-
-#: Observation ``type`` → kind; AGENT, CHAIN, SPAN, EVENT, … are other (the task at the root).
-TYPE_KIND: dict[str, Kind] = {
-    "GENERATION": Kind.LLM,
-    "EMBEDDING": Kind.LLM,
-    "TOOL": Kind.TOOL,
-    "RETRIEVER": Kind.RETRIEVAL,
-}
 
 _TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_tokens")
 
@@ -89,23 +81,26 @@ def _metadata_attributes(metadata: object) -> dict[str, object]:
 
 def _add_observation(rows: SpanRows, ref: str, observation: dict[str, Any]) -> None:
     defects: list[str] = []
-    kind_type = str(observation.get("type") or "").upper()
     # token counts only from Langfuse's own usage: agent spans repeat their children's sums in
     # gen_ai.usage.* attributes, and Langfuse does not count them
-    fields = read_genai_attributes(
-        _metadata_attributes(observation.get("metadata")), defects, skip=_TOKEN_FIELDS
+    otel, claimed = read_span(
+        _metadata_attributes(observation.get("metadata")), "otlp", defects, skip=_TOKEN_FIELDS
     )
+    fields = otel.fields
     usage_details = decode_embedded(observation.get("usageDetails"))
     fields.update(read_usage((usage_details, observation.get("usage")), defects))
-    # Langfuse's own `model` is the response model when the instrumentation sent both
-    if fields.get("request_model") is None:
-        fields["request_model"] = as_text(observation.get("model"))
-    if fields.get("operation") is None and kind_type == "EMBEDDING":
-        fields["operation"] = "embeddings"
+    # then Langfuse's own keys (its `model`, `completionStartTime`, `type`) for what is left;
+    # the span's own convention knows its kind better than Langfuse's type (Langfuse calls the
+    # Vercel AI SDK's ai.generateText wrapper a GENERATION, though only its doGenerate is a call)
+    own, by_type = read_span(observation, "langfuse", defects, skip=fields.keys())
+    fields.update(own.fields)
+    kind, operation = claimed or by_type or (Kind.OTHER, None)
+    if fields.get("operation") is None:
+        fields["operation"] = operation
     failed = str(observation.get("level") or "").upper() == "ERROR"
     message = as_text(observation.get("statusMessage"))
     set_status(fields, failed=failed, message=message)
-    fields["kind"] = str(TYPE_KIND.get(kind_type, Kind.OTHER))
+    fields["kind"] = str(kind)
     fields["task_id"] = as_text(observation.get("traceId"))
     fields["span_id"] = as_text(observation.get("id"))
     fields["parent_span_id"] = as_text(observation.get("parentObservationId"))
@@ -115,6 +110,6 @@ def _add_observation(rows: SpanRows, ref: str, observation: dict[str, Any]) -> N
         fields,
         start=observation.get("startTime"),
         end=observation.get("endTime"),
-        first_token=observation.get("completionStartTime"),
+        first_token=own.first_token if own.first_token is not None else otel.first_token,
         defects=defects,
     )

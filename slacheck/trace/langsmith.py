@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace.conventions import read_span
 from slacheck.trace.records import (
     SpanRows,
     as_text,
@@ -20,14 +21,6 @@ from slacheck.trace.records import (
     set_status,
 )
 from slacheck.trace.schema import Kind
-
-#: ``run_type`` → kind; chain, prompt, parser, … are other (the task at the root).
-RUN_TYPE_KIND: dict[str, Kind] = {
-    "llm": Kind.LLM,
-    "embedding": Kind.LLM,
-    "tool": Kind.TOOL,
-    "retriever": Kind.RETRIEVAL,
-}
 
 #: LangChain's ``ls_model_type`` → ``gen_ai.operation.name``
 _MODEL_TYPE_OPERATION = {"chat": "chat", "llm": "text_completion"}
@@ -56,14 +49,17 @@ def read_langsmith(path: Path) -> pa.Table:
         items = [(f"[{i}]", v) for i, v in enumerate(value)]
     else:
         raise TraceInputError([problem(path, _EXPECTED, Reason.UNKNOWN_FORMAT)])
-    if items and not any(isinstance(v, dict) and "id" in v for _, v in items):
+    if items and not any(_run_id(v) for _, v in items):
         raise TraceInputError([problem(path, _EXPECTED, Reason.UNKNOWN_FORMAT)])
-    rows = SpanRows(path)
+    # epoch numbers are milliseconds (the JS SDK's Date.now()), passed on as nanoseconds
+    rows = SpanRows(path, integer_nanos=True)
     for ref, run in _with_children(items):
-        if isinstance(run, dict) and "id" in run:
+        if isinstance(run, dict) and _run_id(run):
             _add_run(rows, ref, run)
         else:
-            problems.append(problem(path, "not a LangSmith run (no id)", field=ref))
+            problems.append(
+                problem(path, "not a LangSmith run (no id, no dotted_order)", field=ref)
+            )
     if problems:
         raise TraceInputError(problems)
     return rows.table()
@@ -84,7 +80,7 @@ def _merged(
     patches: dict[object, list[tuple[int, dict[str, Any]]]] = {}
     for j, patch in enumerate(lists["patch"]):
         if isinstance(patch, dict):
-            patches.setdefault(patch.get("id"), []).append((j, patch))
+            patches.setdefault(_run_id(patch), []).append((j, patch))
         else:
             problems.append(problem(path, "not a LangSmith run", field=f"patch[{j}]"))
     items: list[tuple[str, object]] = []
@@ -93,12 +89,33 @@ def _merged(
             items.append((f"post[{i}]", post))
             continue
         run, ref = dict(post), f"post[{i}]"
-        for j, patch in patches.pop(post.get("id"), []):
+        for j, patch in patches.pop(_run_id(post), []):
             run.update({k: v for k, v in patch.items() if v is not None})
             ref += f"+patch[{j}]"
         items.append((ref, run))
     items.extend((f"patch[{j}]", patch) for left in patches.values() for j, patch in left)
     return items
+
+
+def _run_id(run: object) -> str | None:
+    """The run's ``id``; else the run id that ends its ``dotted_order``
+    (``<timestamp>Z<run id>``, one segment per ancestor): the JS SDK's patches carry no id."""
+    if not isinstance(run, Mapping):
+        return None
+    run_id = as_text(run.get("id"))
+    if run_id:
+        return run_id
+    dotted = as_text(run.get("dotted_order"))
+    if dotted and "Z" in dotted:
+        return dotted.rsplit(".", 1)[-1].split("Z", 1)[1] or None
+    return None
+
+
+def _epoch_ms(value: object) -> object:
+    """A timestamp as written; an epoch number (milliseconds) as integer nanoseconds."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return round(value * 1_000_000)
+    return value
 
 
 def _with_children(items: list[tuple[str, object]]) -> Iterator[tuple[str, object]]:
@@ -129,8 +146,7 @@ def _trace_id(run: Mapping[str, Any]) -> str | None:
 
 
 def _first_token_time(run: Mapping[str, Any]) -> object:
-    if run.get("first_token_time") is not None:
-        return run["first_token_time"]
+    """The first ``new_token`` event's time (``first_token_time`` is a row of the table)."""
     events = decode_embedded(run.get("events"))
     if isinstance(events, list):
         for event in events:
@@ -158,41 +174,29 @@ def _add_run(rows: SpanRows, ref: str, run: dict[str, Any]) -> None:
         ),
         defects,
     )
-    fields["request_model"] = next(
-        (
-            as_text(v)
-            for v in (
-                inputs.get("model"),
-                lookup(extra, "invocation_params.model"),
-                lookup(extra, "invocation_params.model_name"),
-                metadata.get("ls_model_name"),
-            )
-            if as_text(v)
-        ),
-        None,
-    )
-    fields["response_model"] = as_text(outputs.get("model")) or as_text(
-        lookup(outputs, "llm_output.model_name")
-    )
-    fields["provider"] = as_text(metadata.get("ls_provider"))
-    fields["service_tier"] = as_text(outputs.get("service_tier"))
-    if run_type == "embedding":
-        fields["operation"] = "embeddings"
-    elif run_type == "llm":
+    # the table's langsmith rows name keys of the run, with its JSON-encoded parts decoded
+    view = {**run, "extra": extra, "outputs": outputs, "inputs": inputs}
+    own, claimed = read_span(view, "langsmith", defects, skip=fields.keys())
+    fields.update(own.fields)
+    kind, operation = claimed or (Kind.OTHER, None)
+    fields["operation"] = operation
+    if run_type == "llm":
         fields["operation"] = _MODEL_TYPE_OPERATION.get(str(metadata.get("ls_model_type")))
     error = as_text(run.get("error"))
     failed = bool(error and error.strip()) or run.get("status") == "error"
     set_status(fields, failed=failed, message=error)
-    fields["kind"] = str(RUN_TYPE_KIND.get(run_type, Kind.OTHER))
+    fields["kind"] = str(kind)
     fields["task_id"] = _trace_id(run)
-    fields["span_id"] = as_text(run.get("id"))
+    fields["span_id"] = _run_id(run)
     fields["parent_span_id"] = as_text(run.get("parent_run_id"))
     fields["name"] = as_text(run.get("name"))
     rows.add(
         ref,
         fields,
-        start=run.get("start_time"),
-        end=run.get("end_time"),
-        first_token=_first_token_time(run),
+        start=_epoch_ms(run.get("start_time")),
+        end=_epoch_ms(run.get("end_time")),
+        first_token=_epoch_ms(
+            own.first_token if own.first_token is not None else _first_token_time(run)
+        ),
         defects=defects,
     )

@@ -5,117 +5,19 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
-from slacheck.trace.records import (
-    SpanRows,
-    Unparseable,
-    as_bool,
-    as_float,
-    as_int,
-    as_text,
-    load_json,
-    problem,
-    set_status,
-)
-from slacheck.trace.schema import Kind, SetAside
-
-#: ``gen_ai.operation.name`` → kind. Agent and workflow invocations (and any other operation)
-#: are ``other``, and the task when they are the root of their trace in the file.
-OPERATION_KIND: dict[str, Kind] = {
-    "chat": Kind.LLM,
-    "text_completion": Kind.LLM,
-    "generate_content": Kind.LLM,
-    "embeddings": Kind.LLM,
-    "execute_tool": Kind.TOOL,
-    "retrieval": Kind.RETRIEVAL,
-}
+from slacheck.trace.conventions import read_span
+from slacheck.trace.records import SpanRows, as_text, load_json, problem, set_status
+from slacheck.trace.schema import Kind
 
 _ERROR_CODES = (2, "2", "STATUS_CODE_ERROR")
 _HEX = re.compile(r"[0-9a-fA-F]+")
-
-
-def _first_ms(value: object) -> float:
-    # HTTP headers are recorded as string arrays; one value per response
-    if isinstance(value, list):
-        if not value:
-            raise Unparseable(value)
-        value = value[0]
-    return as_float(value)
-
-
-def _seconds_to_ms(value: object) -> float:
-    return as_float(value) * 1000.0
-
-
-def _resend_to_attempt(value: object) -> int:
-    return as_int(value) + 1
-
-
-Convert = Callable[[object], object]
-
-#: Canonical field → the attributes that carry it, preferred first (current semantic-convention
-#: name, then the deprecated one, then other instrumentations' names), with their conversion.
-GENAI_ATTRIBUTES: dict[str, tuple[tuple[str, Convert], ...]] = {
-    "operation": (("gen_ai.operation.name", as_text),),
-    "provider": (
-        ("gen_ai.provider.name", as_text),
-        ("gen_ai.system", as_text),
-        ("llm.provider", as_text),  # OpenInference
-        ("llm.system", as_text),
-        ("ls_provider", as_text),  # LangSmith metadata, as Langfuse keeps it
-        ("langsmith.metadata.ls_provider", as_text),
-    ),
-    "request_model": (("gen_ai.request.model", as_text),),
-    "response_model": (("gen_ai.response.model", as_text),),
-    "input_tokens": (("gen_ai.usage.input_tokens", as_int), ("gen_ai.usage.prompt_tokens", as_int)),
-    "output_tokens": (
-        ("gen_ai.usage.output_tokens", as_int),
-        ("gen_ai.usage.completion_tokens", as_int),
-    ),
-    "cached_tokens": (("gen_ai.usage.cache_read.input_tokens", as_int),),
-    "ttft_ms": (("gen_ai.response.time_to_first_chunk", _seconds_to_ms),),
-    "server_ms": (("http.response.header.openai-processing-ms", _first_ms),),
-    "queue_ms": (("slacheck.queue_ms", as_float),),
-    "network_ms": (("slacheck.network_ms", as_float),),
-    "endpoint": (("server.address", as_text),),
-    "region": (("cloud.region", as_text),),
-    "error_type": (("error.type", as_text),),
-    "http_status": (("http.response.status_code", as_int),),
-    "service_tier": (
-        ("openai.response.service_tier", as_text),
-        ("gen_ai.openai.response.service_tier", as_text),
-    ),
-    "attempt": (("slacheck.attempt", as_int), ("http.request.resend_count", _resend_to_attempt)),
-    "response_cached": (("slacheck.response_cached", as_bool),),
-}
-
-
-def read_genai_attributes(
-    attributes: Mapping[str, object], defects: list[str], skip: Collection[str] = ()
-) -> dict[str, Any]:
-    """Canonical fields (but those in ``skip``) from flat span attributes: OTel GenAI semantic
-    conventions and the few ``slacheck.*`` attributes for what no convention covers. A present
-    value of the wrong type is null and adds an ``unparseable_number:<field>`` defect."""
-    fields: dict[str, Any] = {}
-    for field, sources in GENAI_ATTRIBUTES.items():
-        if field in skip:
-            continue
-        for name, convert in sources:
-            value = attributes.get(name)
-            if value is None:
-                continue
-            try:
-                fields[field] = convert(value)
-            except Unparseable:
-                defects.append(f"{SetAside.UNPARSEABLE_NUMBER}:{field}")
-            break
-    return fields
 
 
 def read_otlp(path: Path) -> pa.Table:
@@ -265,13 +167,20 @@ def _nanos(value: object) -> object:
 
 def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str, object]) -> None:
     defects: list[str] = []
-    fields = read_genai_attributes({**resource, **_attributes(span.get("attributes"))}, defects)
+    # the conventions table decides which attributes fill which field, and the span's kind
+    reading, claimed = read_span(
+        {**resource, **_attributes(span.get("attributes"))}, "otlp", defects
+    )
+    fields = reading.fields
+    kind, operation = claimed or (Kind.OTHER, None)
+    if fields.get("operation") is None:
+        fields["operation"] = operation
     status = span.get("status")
     status = status if isinstance(status, dict) else {}
     failed = status.get("code") in _ERROR_CODES
     message = as_text(status.get("message"))
     set_status(fields, failed=failed, message=message)
-    fields["kind"] = str(OPERATION_KIND.get(fields.get("operation") or "", Kind.OTHER))
+    fields["kind"] = str(kind)
     fields["task_id"] = _otlp_id(span.get("traceId"), 16)
     fields["span_id"] = _otlp_id(span.get("spanId"), 8)
     fields["parent_span_id"] = _otlp_id(span.get("parentSpanId"), 8)
@@ -281,5 +190,6 @@ def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str
         fields,
         start=_nanos(span.get("startTimeUnixNano")),
         end=_nanos(span.get("endTimeUnixNano")),
+        first_token=reading.first_token,
         defects=defects,
     )

@@ -1,0 +1,263 @@
+"""The conventions table (conventions.yaml): which attributes of which SDK fill which canonical
+fields and span kinds, and reading a span's attributes through it."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from ruamel.yaml import YAML
+
+from slacheck.trace.records import Unparseable, as_bool, as_float, as_int, as_text, lookup
+from slacheck.trace.schema import BY_NAME, Kind, SetAside
+
+Format = Literal["otlp", "langfuse", "langsmith"]
+Unit = Literal["s", "ms", "us", "ns", "tokens", "timestamp"]
+
+#: duration unit → factor to milliseconds
+_TO_MS = {"s": 1000.0, "ms": 1.0, "us": 0.001, "ns": 0.000001}
+#: the pseudo-field a ``timestamp`` row fills: the first token's arrival, not a column
+FIRST_TOKEN = "first_token_time"
+#: columns a reader computes itself and no row may fill
+_NOT_FILLED = frozenset(
+    {"task_id", "span_id", "parent_span_id", "kind", "name", "status", "start_us", "end_us"}
+    | {"duration_ms", "source_file", "source_ref", "defect"}
+)
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Convention(_Row):
+    """Who writes the attributes, and where their names are documented."""
+
+    title: str
+    format: Format
+    source: str
+
+
+class KindRule(_Row):
+    """A span is ``kind`` (and, unless it names its own, ``operation``) when ``attribute`` has
+    ``value`` (compared without case), or is present when no value is given."""
+
+    convention: str
+    attribute: str
+    value: str | None = None
+    kind: Kind
+    operation: str | None = None
+
+
+class FieldRule(_Row):
+    """``attribute`` fills the canonical ``field``, converted from ``unit``."""
+
+    convention: str
+    attribute: str
+    field: str
+    unit: Unit | None = None
+    offset: int = 0
+    deprecated: bool = False
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _fits_the_column(self) -> FieldRule:
+        if self.field not in BY_NAME or self.field in _NOT_FILLED:
+            raise ValueError(f"{self.field!r} is not a canonical column a convention can fill")
+        numeric = pa.types.is_floating(BY_NAME[self.field].type)
+        if self.unit == "timestamp" and self.field != "ttft_ms":
+            raise ValueError("unit timestamp is for ttft_ms: the first token's arrival")
+        if self.unit in _TO_MS and not numeric:
+            raise ValueError(f"{self.field} is not a duration; unit {self.unit} does not apply")
+        if self.unit == "tokens" and BY_NAME[self.field].unit != "tokens":
+            raise ValueError(f"{self.field} is not a token count")
+        if numeric and self.unit is None:
+            raise ValueError(f"{self.field} is a duration: give its unit (s, ms, us, ns)")
+        return self
+
+
+class Table(_Row):
+    """The whole table, rows in the order they are tried."""
+
+    conventions: dict[str, Convention]
+    kinds: tuple[KindRule, ...]
+    fields: tuple[FieldRule, ...] = Field(default=())
+
+    @model_validator(mode="after")
+    def _known_conventions(self) -> Table:
+        for convention in (
+            *(r.convention for r in self.kinds),
+            *(r.convention for r in self.fields),
+        ):
+            if convention not in self.conventions:
+                raise ValueError(f"a row names an unknown convention: {convention!r}")
+        return self
+
+    def rows_for(self, fmt: Format) -> tuple[tuple[KindRule, ...], tuple[FieldRule, ...]]:
+        """The kind and field rows of the conventions written in ``fmt``."""
+        of = {name for name, c in self.conventions.items() if c.format == fmt}
+        return (
+            tuple(r for r in self.kinds if r.convention in of),
+            tuple(r for r in self.fields if r.convention in of),
+        )
+
+
+@functools.cache
+def table() -> Table:
+    """The table shipped in the package, validated once."""
+    text = resources.files("slacheck.trace").joinpath("conventions.yaml").read_text("utf-8")
+    return Table.model_validate(YAML(typ="safe").load(text))
+
+
+# -- reading a span through the table ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """Canonical fields read from one span's attributes."""
+
+    fields: dict[str, Any]
+    #: when the first token arrived, as the source wrote it (for ``SpanRows.add``)
+    first_token: object = None
+
+
+def _converter(rule: FieldRule) -> Callable[[object], object]:
+    column = BY_NAME[rule.field]
+    if rule.unit == "timestamp":
+        return _timestamp
+    if pa.types.is_floating(column.type):
+        factor = _TO_MS[rule.unit or "ms"]
+        return lambda v: _first(v) * factor
+    if pa.types.is_integer(column.type):
+        return lambda v: as_int(v) + rule.offset
+    if pa.types.is_boolean(column.type):
+        return as_bool
+    return as_text
+
+
+def _first(value: object) -> float:
+    # HTTP headers are recorded as string arrays; one value per response
+    if isinstance(value, list):
+        if not value:
+            raise Unparseable(value)
+        value = value[0]
+    return as_float(value)
+
+
+def _timestamp(value: object) -> object:
+    # some SDKs JSON-encode the string once more: "\"2025-01-01T00:00:00Z\""
+    if isinstance(value, str) and len(value) > 1 and value[0] == value[-1] == '"':
+        return value[1:-1]
+    return value
+
+
+def classify(
+    attributes: Mapping[str, object], rules: Collection[KindRule]
+) -> tuple[Kind, str | None] | None:
+    """The kind (and operation) of the first rule that matches, or None."""
+    for rule in rules:
+        value = lookup(attributes, rule.attribute)
+        if value is None:
+            continue
+        if rule.value is None or str(value).lower() == rule.value.lower():
+            return rule.kind, rule.operation
+    return None
+
+
+def read_fields(
+    attributes: Mapping[str, object],
+    rules: Collection[FieldRule],
+    defects: list[str],
+    skip: Collection[str] = (),
+) -> Reading:
+    """Canonical fields (but those in ``skip``) from ``attributes`` (flat, or nested for dotted
+    JSON keys): for each field the first rule whose attribute is present. A present value of the
+    wrong type is null and adds an ``unparseable_number:<field>`` defect."""
+    fields: dict[str, Any] = {}
+    first_token: object = None
+    done: set[str] = set(skip)
+    for rule in rules:
+        if rule.field in done:
+            continue
+        value = lookup(attributes, rule.attribute)
+        if value is None:
+            continue
+        done.add(rule.field)
+        try:
+            converted = _converter(rule)(value)
+        except Unparseable:
+            defects.append(f"{SetAside.UNPARSEABLE_NUMBER}:{rule.field}")
+            continue
+        if rule.unit == "timestamp":
+            first_token = converted
+        else:
+            fields[rule.field] = converted
+    return Reading(fields, first_token)
+
+
+def read_span(
+    attributes: Mapping[str, object],
+    fmt: Format,
+    defects: list[str],
+    skip: Collection[str] = (),
+) -> tuple[Reading, tuple[Kind, str | None] | None]:
+    """A span's fields and its kind (None when no convention claims it) by the ``fmt`` rows."""
+    kinds, fields = table().rows_for(fmt)
+    reading = read_fields(attributes, fields, defects, skip)
+    return reading, classify(attributes, kinds)
+
+
+# -- the table for people ----------------------------------------------------------------------
+
+
+def rows() -> list[dict[str, str]]:
+    """One flat record per row of the table, for the CLI and the README."""
+    t = table()
+    out: list[dict[str, str]] = []
+    for k in t.kinds:
+        match = k.attribute + (f" = {k.value}" if k.value is not None else " (present)")
+        target = f"kind {k.kind}" + (f", operation {k.operation}" if k.operation else "")
+        out.append(_record(t, k.convention, match, target, "", ""))
+    for f in t.fields:
+        note = "; ".join(n for n in ("deprecated" if f.deprecated else "", f.note) if n)
+        unit: str = f.unit or ""
+        if f.offset:
+            unit = f"{unit} + {f.offset}".strip()
+        out.append(_record(t, f.convention, f.attribute, f.field, unit, note))
+    return out
+
+
+def _record(
+    t: Table, convention: str, source: str, target: str, unit: str, note: str
+) -> dict[str, str]:
+    return {
+        "convention": convention,
+        "format": t.conventions[convention].format,
+        "source": source,
+        "canonical": target,
+        "unit": unit,
+        "note": note,
+    }
+
+
+def reference_markdown() -> str:
+    """The conventions and their rows as Markdown, for the README."""
+    t = table()
+    lines = ["| convention | format | documented in |", "|---|---|---|"]
+    for name, c in t.conventions.items():
+        lines.append(f"| `{name}`: {c.title} | {c.format} | {c.source} |")
+    lines += [
+        "",
+        "| convention | attribute or key | canonical | unit | note |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows():
+        lines.append(
+            f"| `{r['convention']}` | `{r['source']}` | {r['canonical']} | "
+            f"{r['unit'] or '—'} | {r['note']} |"
+        )
+    return "\n".join(lines) + "\n"
