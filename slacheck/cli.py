@@ -266,7 +266,7 @@ def traces_conventions(
     from slacheck.trace.conventions import reference_markdown, rows
 
     if fmt is ReportFormat.json:
-        sys.stdout.write(json.dumps({"rows": rows()}, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(jsonout.dumps({"rows": rows()}))
     elif fmt is ReportFormat.md:
         sys.stdout.write(reference_markdown())
     else:

@@ -754,6 +754,56 @@ def maintenance_in_business_hours(contract: Contract) -> Iterator[Hit]:
         )
 
 
+@rule("SLA506", Severity.LOW)
+def reading_unstated(contract: Contract) -> Iterator[Hit]:
+    """A judgement call the contract leaves to the reader.
+
+    Where the words leave room for argument, slacheck reads the contract the way a neutral
+    auditor would (the `readings` section's defaults) and prints the reading with every
+    verdict; a contract that states it removes the argument. Flagged only where it matters:
+    an excluded call inside a task-level term, a model list, a per-task rate limit, a latency
+    threshold.
+    """
+    stated = contract.readings.model_fields_set
+    task_terms = any(
+        t.measurement_point is MeasurementPoint.TASK_END_TO_END for t in contract.latency
+    )
+    ex = contract.exclusions
+    has_exclusions = bool(ex.maintenance or ex.max_input_tokens or ex.downgraded_service_tiers)
+    relevant = {
+        "excluded_calls_in_task_terms": (
+            task_terms and has_exclusions,
+            "An excluded call (maintenance, long input, downgraded tier) inside an agent task: "
+            "does it take the whole task out of the task-level terms, or only itself?",
+        ),
+        "model_scope": (
+            bool(contract.scope.models),
+            "A call asked for one model and answered by another (a fallback at peak): is it "
+            "in the scope of the listed models by the model requested or the model served?",
+        ),
+        "per_task_rate_counts": (
+            contract.rate_limit is not None
+            and contract.rate_limit.basis is RateLimitBasis.PER_TASK,
+            "A per-task limit: does it count the tasks started in a period or the tasks active "
+            "in it? An agent task lasts longer than a minute.",
+        ),
+        "at_the_limit": (
+            bool(contract.latency),
+            "A value exactly at a threshold: is it within it (≤) or beyond it (<)?",
+        ),
+    }
+    defaults = type(contract.readings)()
+    for name, (matters, question) in relevant.items():
+        if matters and name not in stated:
+            default = getattr(defaults, name)
+            yield Hit(
+                ("readings", name),
+                f"{question} The contract does not say; slacheck reads it as "
+                f"`{default}` and says so with every verdict.",
+                f"State it: readings.{name}: {default} (or the reading the parties agree).",
+            )
+
+
 # ---------------------------------------------------------------------------------------------
 # SLA6xx: availability, credits and exclusions
 
