@@ -278,7 +278,7 @@ def test_criterion_text(tmp_path: Path) -> None:
     rows = [{"task_id": "a", "start": "2026-07-01T00:00:00Z", "ms": 100, "output_tokens": 10}]
     by_id = {r.term_id: r for r in run(contract, trace_table(rows), tmp_path)}
     assert by_id["L1"].criterion == (
-        "p95 ≤ 500 ms (nearest rank) at full_response, ok calls in scope, ≥ 1000 calls"
+        "p95 ≤ 500 ms (nearest rank) at full_response, answered calls in scope, ≥ 1000 calls"
     )
     assert by_id["T1"].criterion.startswith(
         "p50 tokens/s ≥ 50 in ≥ 99 % of 5-minute slices (after first token)"

@@ -788,7 +788,11 @@ def _basis(term: LatencyTerm) -> str:
 
 
 def _scope_words(term: LatencyTerm, units: Units) -> str:
-    words = "ok tasks with ≥ 1 in-scope call" if units.noun == "tasks" else "ok calls in scope"
+    words = (
+        "answered tasks with ≥ 1 in-scope call"
+        if units.noun == "tasks"
+        else "answered calls in scope"
+    )
     if term.min_samples is not None:
         words += f", ≥ {term.min_samples} {units.noun}"
     return words
