@@ -24,7 +24,7 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks import check
-from slacheck.contract.model import RateLimit, RateLimitBasis, Window
+from slacheck.contract.model import RateLimit, RateLimitBasis, TaskRateCount, Window
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import scoped
 from slacheck.metering.windowed import (
@@ -66,7 +66,13 @@ def bucket_amounts(ctx: CheckContext, rl: RateLimit) -> ir.Table:
     if rl.basis is RateLimitBasis.PER_TASK:
         t = ctx.tasks
         t = t.filter(t.task_id.isin(c.task_id))
-        b = t.mutate(bucket=bucket_expr(t.start_us, rl))
+        first = bucket_expr(t.start_us, rl)
+        if ctx.contract.readings.per_task_rate_counts is TaskRateCount.ACTIVE:
+            # a task counts in every period from the one it starts in to the one it ends in
+            last = bucket_expr(ibis.coalesce(t.last_end_us, t.start_us), rl)
+            b = t.mutate(bucket=ibis.range(first, last + 1).unnest())
+        else:
+            b = t.mutate(bucket=first)
         return b.group_by("bucket").aggregate(amount=b.count(), unknown=ibis.literal(0))
     b = c.mutate(bucket=bucket_expr(c.start_us, rl))
     if rl.basis is RateLimitBasis.PER_REQUEST:
