@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +83,21 @@ def _parse_yaml(text: str, filename: str) -> Any:
         data = yaml.load(text)
     except RecursionError:
         raise ContractInvalid([_too_deep(filename)]) from None
+    except ValueError as exc:
+        # ruamel builds dates as it parses, so 2026-02-30 fails here, without a mark
+        line, col = _first_impossible_date(text)
+        raise ContractInvalid(
+            [
+                Problem(
+                    filename,
+                    f"a date or time that does not exist: {exc}",
+                    Reason.INVALID_VALUE,
+                    line=line,
+                    column=col,
+                    fix="check the day and month (YYYY-MM-DD)",
+                )
+            ]
+        ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -119,6 +136,23 @@ def _parse_yaml(text: str, filename: str) -> Any:
             ]
         )
     return data
+
+
+_DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2}))?")
+
+
+def _first_impossible_date(text: str) -> tuple[int | None, int | None]:
+    """Line and column of the first date-like scalar that is no date (2026-02-30)."""
+    for m in _DATE.finditer(text):
+        y, mo, d = (int(g) for g in m.group(1, 2, 3))
+        try:
+            dt.date(y, mo, d)
+            if m.group(4) is not None:
+                dt.time(int(m.group(4)), int(m.group(5)))
+        except ValueError:
+            before = text[: m.start()]
+            return before.count("\n") + 1, m.start() - (before.rfind("\n") + 1) + 1
+    return None, None
 
 
 def _too_deep(filename: str) -> Problem:

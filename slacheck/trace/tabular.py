@@ -230,7 +230,8 @@ def _project(src: ir.Table, mapping: Mapping, source_file: str) -> ir.Table:
         end = start + (exprs["duration_ms"] * 1000).round().cast("int64")
         exprs["end_us"] = end
     if mapping.spec("start_us") is not None:
-        exprs["duration_ms"] = (end - start).cast("float64") / 1000.0
+        # in floats: a row at the int64 limits (set aside later) must not overflow the engine
+        exprs["duration_ms"] = (end.cast("float64") - start.cast("float64")) / 1000.0
     if mapping.spec("parent_span_id") is not None:
         # as the JSON readers do: a root span of no model/tool kind is the agent task
         root = exprs["parent_span_id"].isnull() & (exprs["kind"] == "other")
