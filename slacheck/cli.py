@@ -1,4 +1,4 @@
-"""The command line: parse, call the public API, print, exit with 0 / 1 / 2."""
+"""The command line: parse, call the public API, print, exit with 0 / 1 / 2 (3: a bug)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from rich.console import Console
 from rich.text import Text
 
 from slacheck import __version__
+from slacheck.console import plain, safe
 from slacheck.errors import InputError, Problem, SlacheckError, UsageError
+from slacheck.inputs import current_input
+from slacheck.outputs import check_target, write_output
 from slacheck.render import jsonout
 
 app = typer.Typer(
@@ -40,7 +43,7 @@ def _console(*, stderr: bool = False) -> Console:
 out = _console()
 err = _console(stderr=True)
 
-EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,8 +60,9 @@ class OutputFormat(StrEnum):
 
 
 def _error_line(message: str) -> None:
-    # Text, not markup: messages quote user input such as "[98.0, 99.0)".
-    err.print(Text.assemble(("error: ", "bold red"), message), highlight=False)
+    # Text, not markup: messages quote user input such as "[98.0, 99.0)"; and terminal-safe,
+    # for they quote keys and ids from the other side's files.
+    err.print(Text.assemble(("error: ", "bold red"), safe(message)), highlight=False)
 
 
 def _fail(message: str) -> NoReturn:
@@ -76,11 +80,45 @@ def handles_input_errors(fn: F) -> F:
         except InputError as exc:
             for problem in exc.problems:
                 _error_line(str(problem))
+            if exc.more:
+                _error_line(f"… and {exc.more:,} more")
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except (UsageError, SlacheckError) as exc:
             _fail(str(exc))
+        except typer.Exit:
+            raise
+        except Exception as exc:  # a bug: one line, exit 3, never 1 (which means "breached")
+            if os.environ.get("SLACHECK_DEBUG"):
+                raise
+            _internal_error(fn.__name__, exc, kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _internal_error(command: str, exc: BaseException, kwargs: dict[str, Any]) -> NoReturn:
+    where = current_input()
+    if where is None:
+        paths = [str(v) for v in kwargs.values() if isinstance(v, Path)]
+        paths += [str(p) for v in kwargs.values() if isinstance(v, list) for p in v]
+        where = ", ".join(paths) or "(no input file)"
+    detail = str(exc).splitlines()[0] if str(exc) else ""
+    _error_line(
+        f"internal error in `{command}` while processing {where}: "
+        f"{type(exc).__name__}{': ' + detail[:300] if detail else ''} — a bug in slacheck, "
+        "not a verdict; please report it (SLACHECK_DEBUG=1 shows the traceback)"
+    )
+    raise typer.Exit(EXIT_INTERNAL)
+
+
+def _inputs(*paths: Path | list[Path] | None) -> list[Path]:
+    """The input files among a command's arguments, for refusing to write over one."""
+    found: list[Path] = []
+    for p in paths:
+        if isinstance(p, list):
+            found.extend(p)
+        elif p is not None:
+            found.append(p)
+    return found
 
 
 def _version(value: bool) -> None:
@@ -117,7 +155,9 @@ def validate(
         except InputError as exc:
             problems.extend(exc.problems)
             continue
-        out.print(f"[green]valid[/]  {path}  ({c.contract.id}, {len(c.latency)} latency terms)")
+        line = Text.assemble(("valid", "green"), safe(f"  {path}  ({c.contract.id}, "))
+        line.append(f"{len(c.latency)} latency terms)")
+        out.print(line, highlight=False)
     if problems:
         raise InputError(problems)
 
@@ -136,8 +176,8 @@ def schema(
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
-        err.print(f"wrote {output}")
+        write_output(output, text)
+        err.print(plain(f"wrote {output}"))
 
 
 class Lang(StrEnum):
@@ -165,8 +205,8 @@ def init(
         return
     if output.exists() and not force:
         raise UsageError(f"{output} exists; pass --force to overwrite it")
-    output.write_text(text, encoding="utf-8")
-    err.print(f"wrote {output}; check it with: slacheck validate {output}")
+    write_output(output, text)
+    err.print(plain(f"wrote {output}; check it with: slacheck validate {output}"))
 
 
 @app.command()
@@ -306,11 +346,16 @@ def generate(
         first = dt.datetime.strptime(start, "%Y-%m-%d").replace(tzinfo=dt.UTC)
     except ValueError:
         raise UsageError(f"--start {start!r} is not a date like 2026-07-01") from None
+    if not 1970 <= first.year <= 2199 or days > 3660:
+        raise UsageError("--start must be in 1970–2199 and --days at most 3660 (ten years)")
+    check_target(output)
     profile = TrafficProfile(tasks=tasks, days=days, seed=seed, start=first, malformed=malformed)
     with err.status(f"generating {tasks} tasks over {days} days…"):
         table = make(profile)
         write(table, output, fmt.value)
-    err.print(f"wrote {output}: {table.num_rows} spans, {tasks} tasks, {days} days ({fmt.value})")
+    err.print(
+        plain(f"wrote {output}: {table.num_rows} spans, {tasks} tasks, {days} days ({fmt.value})")
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,12 +421,14 @@ def check(
     from slacheck.render.junit import to_junit
     from slacheck.render.markdown import evaluation_markdown
 
+    if junit is not None:
+        check_target(junit, _inputs(contract, traces, mapping))
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine)
     with err.status("checking terms…"):
         result = evaluate(c, loaded, period=period)
     if junit is not None:
-        junit.write_text(to_junit(result), encoding="utf-8")
+        write_output(junit, to_junit(result), _inputs(contract, traces, mapping))
     if fmt is ReportFormat.json:
         sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
@@ -424,7 +471,7 @@ def budget(
         if fmt is ReportFormat.md:
             sys.stdout.write(text)
         else:
-            out.print(Markdown(text))
+            out.print(Markdown(safe(text)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -437,10 +484,9 @@ DocFormatOpt = Annotated[
 ]
 
 
-def _write_document(output: Path, data: bytes) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_bytes(data)
-    err.print(f"wrote {output}")
+def _write_document(output: Path, data: bytes, inputs: list[Path]) -> None:
+    write_output(output, data, inputs, make_parents=True)
+    err.print(plain(f"wrote {output}"))
 
 
 @app.command()
@@ -453,7 +499,10 @@ def draft(
     from slacheck.render.documents import format_for, render_draft
 
     kind = format_for(output, fmt)
-    _write_document(output, render_draft(load_contract(contract), lang=lang.value, fmt=kind))
+    check_target(output, [contract])
+    _write_document(
+        output, render_draft(load_contract(contract), lang=lang.value, fmt=kind), [contract]
+    )
 
 
 @app.command()
@@ -475,9 +524,11 @@ def accept(
     from slacheck.render.documents import format_for, render_accept
 
     kind = format_for(output, fmt)
+    inputs = _inputs(contract, traces, mapping)
+    check_target(output, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine) if traces else None
-    _write_document(output, render_accept(c, loaded, lang=lang.value, fmt=kind))
+    _write_document(output, render_accept(c, loaded, lang=lang.value, fmt=kind), inputs)
 
 
 @app.command()
@@ -498,11 +549,13 @@ def report(
     from slacheck.render.documents import format_for, render_report
 
     kind = format_for(output, fmt)
+    inputs = _inputs(contract, traces, mapping)
+    check_target(output, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine)
     with err.status("checking and rendering…"):
         data = render_report(c, loaded, period=period, lang=lang.value, fmt=kind)
-    _write_document(output, data)
+    _write_document(output, data, inputs)
 
 
 @app.command()
@@ -518,12 +571,14 @@ def demo(
 
     with err.status("running the demo…") as status:
         result = run_demo(output, tasks=tasks, progress=lambda m: status.update(m + "…"))
-    out.print(f"[bold]slacheck demo[/] — {len(result.files)} files in {output}/")
+    out.print(
+        Text.assemble(("slacheck demo", "bold"), safe(f" — {len(result.files)} files in {output}/"))
+    )
     for path in result.files:
-        out.print(f"  {path}", highlight=False)
+        out.print(plain(f"  {path}"), highlight=False)
     out.print("\n[bold]Headline findings[/]")
     for line in headlines(result):
-        out.print(Text(f"  • {line}"))
+        out.print(plain(f"  • {line}"))
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -16,13 +17,36 @@ if TYPE_CHECKING:
     from slacheck.match.fields import FieldCheck
     from slacheck.trace.inspect import TraceSummary
 
+#: C0 and C1 control characters (but tab and newline), DEL, and the bidirectional overrides
+#: that reorder what a terminal shows ("Trojan Source"): none reaches the terminal raw.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(text: object) -> str:
+    """Untrusted text made inert for a terminal: control characters shown as ``\\x1b``,
+    lone surrogates as ``\\udc80``; a caller that prints it as rich ``Text`` (never markup)
+    also keeps ``[/]`` literal."""
+    value = _CONTROL.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}"
+        ),
+        str(text),
+    )
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def plain(text: object, style: str = "") -> Text:
+    """``text`` as a rich ``Text``: literal (no markup), terminal-safe."""
+    return Text(safe(text), style=style)
+
+
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
 
 
 def findings_table(loaded: LoadedContract, findings: Sequence[Finding]) -> Group:
     """One block per finding: code, severity, where, then the why and the suggested clause."""
     parts: list[Text] = [
-        Text(f"Clause review: {loaded.file} — {len(findings)} finding(s)\n", style="bold")
+        plain(f"Clause review: {loaded.file} — {len(findings)} finding(s)\n", style="bold")
     ]
     for f in findings:
         line, _ = loaded.position(f.field)
@@ -31,12 +55,12 @@ def findings_table(loaded: LoadedContract, findings: Sequence[Finding]) -> Group
             where += f" (line {line})"
         style = _SEVERITY_STYLE.get(str(f.severity), "")
         block = Text()
-        block.append(f"{f.code} ", style="bold")
-        block.append(f"{f.severity:<6}", style=style)
-        block.append(f"  {where}\n")
-        block.append(f"  {f.title}\n", style="bold")
-        block.append(f"  {f.explanation}\n")
-        block.append(f"  → {f.suggestion}\n", style="green")
+        block.append(safe(f"{f.code} "), style="bold")
+        block.append(safe(f"{f.severity:<6}"), style=style)
+        block.append(safe(f"  {where}\n"))
+        block.append(safe(f"  {f.title}\n"), style="bold")
+        block.append(safe(f"  {f.explanation}\n"))
+        block.append(safe(f"  → {f.suggestion}\n"), style="green")
         parts.append(block)
     return Group(*parts)
 
@@ -48,17 +72,19 @@ def summary_tables(summary: TraceSummary) -> list[Table]:
     head.add_column("value")
     head.add_row("spans", f"{summary.spans:,}")
     head.add_row("tasks (distinct task ids)", f"{summary.tasks:,}")
-    head.add_row("time range", f"{d['time_range']['start']} → {d['time_range']['end']}")
+    head.add_row("time range", plain(f"{d['time_range']['start']} → {d['time_range']['end']}"))
     for kind, n in d["kinds"].items():
         # a task may have several root spans: the task kind counts spans, not tasks
         label = "task (root spans)" if kind == "task" else kind
-        head.add_row(f"  {label}", f"{n:,}")
+        head.add_row(plain(f"  {label}"), f"{n:,}")
     q = summary.quality
     head.add_row("rows read", f"{q.rows_read:,}")
     head.add_row("rows used", f"{q.rows_used:,}")
     head.add_row("rows set aside", f"{q.rows_set_aside:,}")
     for reason, n in sorted(q.set_aside.items()):
-        head.add_row(f"  {reason}", f"{n:,}  e.g. {', '.join(q.examples.get(reason, ()))}")
+        head.add_row(
+            plain(f"  {reason}"), plain(f"{n:,}  e.g. {', '.join(q.examples.get(reason, ()))}")
+        )
     head.add_row("orphans (kept)", f"{q.orphans:,}")
     cov = Table(title="Field coverage (non-null / applicable spans)")
     cov.add_column("field")
@@ -67,13 +93,13 @@ def summary_tables(summary: TraceSummary) -> list[Table]:
     cov.add_column("coverage", justify="right")
     for c in summary.coverage:
         frac = "—" if c.fraction is None else f"{c.fraction:.1%}"
-        cov.add_row(c.field, f"{c.non_null:,}", f"{c.applicable:,}", frac)
+        cov.add_row(plain(c.field), f"{c.non_null:,}", f"{c.applicable:,}", frac)
     files = Table(title=f"Files ({len(summary.sources)})")
     files.add_column("file", overflow="fold")
     files.add_column("format")
     files.add_column("rows", justify="right")
     for source in summary.sources:
-        files.add_row(source.path, source.format, f"{source.rows:,}")
+        files.add_row(plain(source.path), source.format, f"{source.rows:,}")
     return [files, head, cov]
 
 
@@ -83,7 +109,7 @@ def conventions_table(rows: Sequence[Mapping[str, str]]) -> Table:
     for name in ("convention", "source", "canonical", "unit", "note"):
         table.add_column(name, overflow="fold")
     for r in rows:
-        table.add_row(r["convention"], r["source"], r["canonical"], r["unit"], r["note"])
+        table.add_row(*(plain(r[k]) for k in ("convention", "source", "canonical", "unit", "note")))
     return table
 
 
@@ -100,9 +126,8 @@ _STATUS_STYLE = {
 }
 
 
-def _styled(value: str) -> str:
-    style = _STATUS_STYLE.get(value, "")
-    return f"[{style}]{value}[/]" if style else value
+def _styled(value: str) -> Text:
+    return plain(value, _STATUS_STYLE.get(value, ""))
 
 
 def field_check_tables(check: FieldCheck) -> list[Table | Group]:
@@ -117,7 +142,7 @@ def field_check_tables(check: FieldCheck) -> list[Table | Group]:
         ratio = "—" if it.ratio is None else f"{it.ratio:.1%}"
         items.add_row(
             str(it.item),
-            it.name,
+            plain(it.name),
             f"{it.numerator:,} / {it.denominator:,}",
             ratio,
             _styled(str(it.status)),
@@ -128,21 +153,21 @@ def field_check_tables(check: FieldCheck) -> list[Table | Group]:
         blocks = [Text("\nHow to close the gaps (schema changes first)", style="bold")]
         for it in gaps:
             block = Text()
-            block.append(f"{it.item}. {it.name}", style="bold")
-            block.append(f"  [{it.status}]\n", style=_STATUS_STYLE.get(str(it.status), ""))
-            block.append(f"   criterion: {it.criterion}\n")
-            block.append(f"   → {it.fix}\n", style="green")
+            block.append(safe(f"{it.item}. {it.name}"), style="bold")
+            block.append(safe(f"  [{it.status}]\n"), style=_STATUS_STYLE.get(str(it.status), ""))
+            block.append(safe(f"   criterion: {it.criterion}\n"))
+            block.append(safe(f"   → {it.fix}\n"), style="green")
             blocks.append(block)
         parts.append(Group(*blocks))
     if check.mismatches:
         blocks = [Text("\nMetering mismatches", style="bold")]
         for m in check.mismatches:
             block = Text()
-            block.append(f"{m.code} ", style="bold")
-            block.append(f"{m.severity}", style=_SEVERITY_STYLE.get(str(m.severity), ""))
-            block.append(f"  {m.term_id or ''}\n")
-            block.append(f"   {m.title}\n", style="bold")
-            block.append(f"   {m.detail}\n")
+            block.append(safe(f"{m.code} "), style="bold")
+            block.append(safe(f"{m.severity}"), style=_SEVERITY_STYLE.get(str(m.severity), ""))
+            block.append(safe(f"  {m.term_id or ''}\n"))
+            block.append(safe(f"   {m.title}\n"), style="bold")
+            block.append(safe(f"   {m.detail}\n"))
             blocks.append(block)
         parts.append(Group(*blocks))
     return parts
@@ -157,7 +182,7 @@ def evaluation_table(evaluation: Evaluation) -> Group:
         + ", ".join(f"{n} {v}" for v, n in c.items() if n)
         + f" ({evaluation.engine})"
     )
-    table = Table(title=title)
+    table = Table(title=plain(title))
     table.add_column("term", no_wrap=True)
     table.add_column("window", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
@@ -167,7 +192,11 @@ def evaluation_table(evaluation: Evaluation) -> Group:
         observed = "—" if r.observed is None else f"{r.observed:,.2f} {r.unit}"
         window = r.window + ("*" if r.partial_window else "")
         table.add_row(
-            r.term_id, window, _styled(str(r.verdict)), observed, f"{r.good:,} / {r.total:,}"
+            plain(r.term_id),
+            plain(window),
+            _styled(str(r.verdict)),
+            observed,
+            f"{r.good:,} / {r.total:,}",
         )
     blocks: list[Table | Text] = [table]
     if any(r.partial_window for r in evaluation.results):
@@ -184,15 +213,15 @@ def evaluation_table(evaluation: Evaluation) -> Group:
         )
     for r in evaluation.results:
         block = Text()
-        block.append(f"\n{r.term_id} {r.window} ", style="bold")
+        block.append(safe(f"\n{r.term_id} {r.window} "), style="bold")
         block.append(str(r.verdict), style=_STATUS_STYLE.get(str(r.verdict), ""))
-        block.append(f"\n   criterion: {r.criterion}")
+        block.append(safe(f"\n   criterion: {r.criterion}"))
         for note in r.notes:
-            block.append(f"\n   note: {note}", style="dim")
+            block.append(safe(f"\n   note: {note}"), style="dim")
         if r.excluded:
             excluded = ", ".join(f"{k} {v:,}" for k, v in sorted(r.excluded.items()))
-            block.append(f"\n   excluded: {excluded}")
+            block.append(safe(f"\n   excluded: {excluded}"))
         if r.examples:
-            block.append(f"\n   examples: {', '.join(r.examples)}")
+            block.append(safe(f"\n   examples: {', '.join(r.examples)}"))
         blocks.append(block)
     return Group(*blocks)

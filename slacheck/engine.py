@@ -42,7 +42,8 @@ def connect(engine: Engine | str = Engine.DUCKDB, database: str | None = None) -
             ) from None
         con.raw_sql(f"SET temp_directory = '{scratch}'")
         return con
-    return ibis.pyspark.connect(_spark_session())
+    session = _spark_session()  # first: without PySpark, ibis.pyspark itself fails to import
+    return ibis.pyspark.connect(session)
 
 
 @functools.cache

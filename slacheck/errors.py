@@ -33,6 +33,11 @@ class Reason(StrEnum):
     UNKNOWN_FORMAT = "unknown_format"
     MALFORMED_TRACE = "malformed_trace"
     BAD_MAPPING = "bad_mapping"
+    NOT_A_FILE = "not_a_file"
+    TOO_LARGE = "too_large"
+    TOO_DEEP = "too_deeply_nested"
+    NOT_UTF8 = "not_utf8"
+    DUPLICATE_KEY = "duplicate_key"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,17 +82,26 @@ class SlacheckError(Exception):
     """Base of every error slacheck raises on purpose."""
 
 
-class InputError(SlacheckError):
-    """Input that cannot be processed. Holds every problem found, not just the first."""
+#: At most this many problems are kept for one input; the rest are counted (``more``).
+MAX_PROBLEMS = 50
 
-    def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems: tuple[Problem, ...] = tuple(problems)
+
+class InputError(SlacheckError):
+    """Input that cannot be processed. Holds the problems found (at most ``MAX_PROBLEMS``;
+    ``more`` counts those left out), not just the first."""
+
+    def __init__(self, problems: Iterable[Problem], *, more: int = 0) -> None:
+        found = tuple(problems)
+        self.problems: tuple[Problem, ...] = found[:MAX_PROBLEMS]
+        self.more: int = more + len(found) - len(self.problems)
         super().__init__(self._text())
 
     def _text(self) -> str:
-        n = len(self.problems)
+        n = len(self.problems) + self.more
         head = f"{n} problem{'s' if n != 1 else ''}:" if n > 1 else ""
         lines = [str(p) for p in self.problems]
+        if self.more:
+            lines.append(f"… and {self.more:,} more")
         return "\n".join([head, *lines]) if head else "\n".join(lines)
 
 

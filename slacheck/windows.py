@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from zoneinfo import ZoneInfo
 import ibis
 import ibis.expr.types as ir
 
-from slacheck.contract.model import Exclusions, Window
+from slacheck.contract.model import YEARS, Exclusions, Window
 from slacheck.errors import UsageError
 
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -76,8 +77,17 @@ def quarter_window(year: int, quarter: int, zone: ZoneInfo) -> CalendarWindow:
     )
 
 
+#: Years a period may name: those a contract may be dated in (``contract.model.YEARS``).
+_PERIOD_YEARS = YEARS
+
+
 def parse_period(text: str, zone: ZoneInfo) -> CalendarWindow:
     """`2026-07` (a month) or `2026-Q3` (a quarter), bounded in ``zone``."""
+    year = re.match(r"\s*(\d{4})-", text)
+    if year and not _PERIOD_YEARS[0] <= int(year.group(1)) <= _PERIOD_YEARS[1]:
+        raise UsageError(
+            f"period {text!r} is outside the years {_PERIOD_YEARS[0]}–{_PERIOD_YEARS[1]}"
+        )
     m = re.fullmatch(r"(\d{4})-(\d{2})", text.strip())
     if m and 1 <= int(m.group(2)) <= 12:
         return month_window(int(m.group(1)), int(m.group(2)), zone)
@@ -142,13 +152,32 @@ def split(period: CalendarWindow, kind: Window, zone: ZoneInfo) -> list[Calendar
 
 
 def window_label_expr(ts_us: ir.IntegerValue, windows: Sequence[CalendarWindow]) -> ir.StringValue:
-    """The label of the window each timestamp falls in, or null outside them all."""
+    """The label of the window each timestamp falls in, or null outside them all.
+
+    A binary search over the windows sorted by start, so the expression is log₂(n) deep and
+    not n: traces spanning decades (one outlier span) give hundreds of months, and a chain of
+    that many cases overflows Python's stack when the engine compiles it.
+    """
+    none = ibis.null().cast("string")
     if not windows:
-        return ibis.null().cast("string")
-    return ibis.cases(
-        *[((ts_us >= w.start_us) & (ts_us < w.end_us), ibis.literal(w.label)) for w in windows],
-        else_=ibis.null().cast("string"),
-    )
+        return none
+    ordered = sorted(windows, key=lambda w: w.start_us)
+    if any(a.end_us > b.start_us for a, b in itertools.pairwise(ordered)):
+        # overlapping windows: the first listed wins, as a flat case list says
+        return ibis.cases(
+            *[((ts_us >= w.start_us) & (ts_us < w.end_us), ibis.literal(w.label)) for w in windows],
+            else_=none,
+        )
+
+    def search(lo: int, hi: int) -> ir.StringValue:
+        if hi - lo == 1:
+            w = ordered[lo]
+            inside = (ts_us >= w.start_us) & (ts_us < w.end_us)
+            return ibis.ifelse(inside, ibis.literal(w.label), none)
+        mid = (lo + hi) // 2
+        return ibis.ifelse(ts_us < ordered[mid].start_us, search(lo, mid), search(mid, hi))
+
+    return search(0, len(ordered))
 
 
 def maintenance_intervals(
@@ -184,8 +213,23 @@ def maintenance_intervals(
 def in_intervals_expr(
     ts_us: ir.IntegerValue, intervals: Sequence[tuple[int, int]]
 ) -> ir.BooleanValue:
-    """Whether a timestamp falls inside any of ``intervals`` (few: one per maintenance window)."""
-    cond: ir.BooleanValue = ibis.literal(False)
-    for s, e in intervals:
-        cond |= (ts_us >= s) & (ts_us < e)
-    return cond
+    """Whether a timestamp falls inside any of ``intervals`` (sorted and disjoint, as
+    ``maintenance_intervals`` gives them). A binary search, log₂(n) deep: a weekly window over
+    decades of traces is thousands of intervals, which a chain of ORs cannot compile."""
+    if not intervals:
+        return ibis.literal(False)
+    ordered = sorted(intervals)
+    if any(a[1] > b[0] for a, b in itertools.pairwise(ordered)):
+        cond: ir.BooleanValue = ibis.literal(False)
+        for s, e in ordered:
+            cond |= (ts_us >= s) & (ts_us < e)
+        return cond
+
+    def search(lo: int, hi: int) -> ir.BooleanValue:
+        if hi - lo == 1:
+            s, e = ordered[lo]
+            return (ts_us >= s) & (ts_us < e)
+        mid = (lo + hi) // 2
+        return ibis.ifelse(ts_us < ordered[mid][0], search(lo, mid), search(mid, hi))
+
+    return search(0, len(ordered)).fill_null(False)

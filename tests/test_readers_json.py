@@ -604,7 +604,7 @@ def test_missing_and_non_utf8_files(tmp_path: Path) -> None:
     latin.write_bytes(b'{\n"name": "caf\xe9"}\n')
     with pytest.raises(TraceInputError) as info:
         read_langfuse(latin)
-    assert (_problem(info).code, _problem(info).line) == (Reason.MALFORMED_TRACE, 2)
+    assert (_problem(info).code, _problem(info).line) == (Reason.NOT_UTF8, 2)
 
 
 # -- detection -----------------------------------------------------------------------------------

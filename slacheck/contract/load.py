@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +15,15 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from slacheck.contract.model import Contract, FieldError, nested_models
-from slacheck.errors import ContractInvalid, Problem, Reason
+from slacheck.errors import MAX_PROBLEMS, ContractInvalid, Problem, Reason
+from slacheck.inputs import (
+    MAX_DEPTH,
+    MAX_SPEC_BYTES,
+    decode_utf8,
+    depth_problem,
+    read_bounded,
+    reading,
+)
 
 Loc = tuple[str | int, ...]
 
@@ -39,17 +49,9 @@ def load_contract(path: str | Path) -> Contract:
 def read_contract(path: str | Path) -> LoadedContract:
     """Like ``load_contract``, keeping the source positions."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ContractInvalid(
-            [Problem(str(p), "no such file", Reason.FILE_NOT_FOUND, fix="check the path")]
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ContractInvalid(
-            [Problem(str(p), f"cannot read: {exc}", Reason.YAML_SYNTAX, fix="save it as UTF-8")]
-        ) from None
-    return read_contract_text(text, str(p))
+    with reading(p):
+        data = read_bounded(p, ContractInvalid, what="contract file")
+        return read_contract_text(decode_utf8(data, p, ContractInvalid), str(p))
 
 
 def load_contract_text(text: str, filename: str = "<string>") -> Contract:
@@ -59,19 +61,43 @@ def load_contract_text(text: str, filename: str = "<string>") -> Contract:
 
 def read_contract_text(text: str, filename: str = "<string>") -> LoadedContract:
     """Like ``load_contract_text``, keeping the source positions."""
+    if len(text) > MAX_SPEC_BYTES:
+        raise ContractInvalid(
+            [Problem(filename, f"longer than {MAX_SPEC_BYTES:,} characters", Reason.TOO_LARGE)]
+        )
     data = _parse_yaml(text, filename)
     try:
         return LoadedContract(Contract.model_validate(data), filename, data)
     except ValidationError as exc:
-        problems = [_problem(err, data, filename) for err in exc.errors()]
+        errors = exc.errors()
+        # locating and explaining each error costs time: a file of 100,000 unknown keys gets
+        # the first MAX_PROBLEMS and a count, in well under a second
+        problems = [_problem(err, data, filename) for err in errors[:MAX_PROBLEMS]]
         problems.sort(key=lambda p: (p.line or 0, p.column or 0))
-        raise ContractInvalid(problems) from None
+        raise ContractInvalid(problems, more=len(errors) - len(problems)) from None
 
 
 def _parse_yaml(text: str, filename: str) -> Any:
     yaml = YAML(typ="rt")
     try:
         data = yaml.load(text)
+    except RecursionError:
+        raise ContractInvalid([_too_deep(filename)]) from None
+    except ValueError as exc:
+        # ruamel builds dates as it parses, so 2026-02-30 fails here, without a mark
+        line, col = _first_impossible_date(text)
+        raise ContractInvalid(
+            [
+                Problem(
+                    filename,
+                    f"a date or time that does not exist: {exc}",
+                    Reason.INVALID_VALUE,
+                    line=line,
+                    column=col,
+                    fix="check the day and month (YYYY-MM-DD)",
+                )
+            ]
+        ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -93,6 +119,9 @@ def _parse_yaml(text: str, filename: str) -> Any:
         raise ContractInvalid(
             [Problem(filename, f"YAML error: {exc}", Reason.YAML_SYNTAX)]
         ) from None
+    deep = depth_problem(data, filename)
+    if deep is not None:
+        raise ContractInvalid([deep])
     if not isinstance(data, Mapping):
         raise ContractInvalid(
             [
@@ -107,6 +136,32 @@ def _parse_yaml(text: str, filename: str) -> Any:
             ]
         )
     return data
+
+
+_DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2}))?")
+
+
+def _first_impossible_date(text: str) -> tuple[int | None, int | None]:
+    """Line and column of the first date-like scalar that is no date (2026-02-30)."""
+    for m in _DATE.finditer(text):
+        y, mo, d = (int(g) for g in m.group(1, 2, 3))
+        try:
+            dt.date(y, mo, d)
+            if m.group(4) is not None:
+                dt.time(int(m.group(4)), int(m.group(5)))
+        except ValueError:
+            before = text[: m.start()]
+            return before.count("\n") + 1, m.start() - (before.rfind("\n") + 1) + 1
+    return None, None
+
+
+def _too_deep(filename: str) -> Problem:
+    return Problem(
+        filename,
+        f"nested more than {MAX_DEPTH} levels deep",
+        Reason.TOO_DEEP,
+        fix="no contract nests this deep",
+    )
 
 
 def _problem(err: Any, data: Any, filename: str) -> Problem:

@@ -56,6 +56,32 @@ class _Model(BaseModel):
                     )
         return data
 
+    @field_validator("*", mode="after")
+    @classmethod
+    def _sane(cls, value: Any) -> Any:
+        for item in value if isinstance(value, list) else (value,):
+            _check_sane(item)
+        return value
+
+
+#: Contract numbers beyond these validate in Python and break later in a 64-bit engine, a
+#: ``timedelta`` or a float division; no signed SLA needs them.
+_MAX_NUMBER = 10**12
+_MIN_FRACTION = 1e-6
+#: Years a contract date may fall in: the calendars slacheck builds windows from.
+YEARS = (1970, 2199)
+
+
+def _check_sane(value: Any) -> None:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int | float) and abs(value) > _MAX_NUMBER:
+        raise ValueError(f"{value:g} is beyond any contract figure (at most {_MAX_NUMBER:,})")
+    if isinstance(value, float) and value != 0 and abs(value) < _MIN_FRACTION:
+        raise ValueError(f"{value:g} is too small to mean anything (at least {_MIN_FRACTION:g})")
+    if isinstance(value, dt.date) and not YEARS[0] <= value.year <= YEARS[1]:
+        raise ValueError(f"year {value.year} is outside {YEARS[0]}–{YEARS[1]}")
+
 
 def _admits_bool(annotation: Any) -> bool:
     if annotation is bool:
@@ -473,7 +499,10 @@ class CreditTier(_Model):
 class Credits(_Model):
     tiers: list[CreditTier] = Field(min_length=1, description="Credit per availability band.")
     claim_deadline_days: int | None = Field(
-        default=None, ge=1, description="Days after the month within which a claim must be made."
+        default=None,
+        ge=1,
+        le=3660,
+        description="Days after the month within which a claim must be made.",
     )
     cap_percent: float | None = Field(
         default=None, gt=0, le=100, description="Most credit owed in one month."
@@ -516,6 +545,14 @@ class MaintenanceWindow(_Model):
             raise FieldError((), "give either start and end, or weekly, for a maintenance window")
         if interval and (self.start is None or self.end is None):
             raise FieldError((), "a one-off maintenance window needs both start and end")
+        if (
+            self.start is not None
+            and self.end is not None
+            and (self.start.tzinfo is None) != (self.end.tzinfo is None)
+        ):
+            raise FieldError(
+                ("end",), "give both start and end with a UTC offset, or neither (contract zone)"
+            )
         if self.start is not None and self.end is not None and self.end <= self.start:
             raise FieldError(("end",), "maintenance window end is not after its start")
         return self

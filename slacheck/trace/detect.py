@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from slacheck.errors import Reason, TraceInputError
+from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.trace.records import JSON_LINES_SUFFIXES, problem, unreadable
 
 Format = Literal["otlp", "langfuse", "langsmith", "table"]
@@ -37,6 +37,9 @@ def detect_format(path: Path) -> Format:
     head = _head(path, _SCAN_LIMITS[0])
     if head.startswith(_PARQUET_MAGIC):
         return "table"
+    encoded = _encoding_problem(path, head)
+    if encoded is not None:
+        raise TraceInputError([encoded])
     text = head.decode("utf-8-sig", errors="replace").lstrip()
     if not text:
         raise TraceInputError([problem(path, "empty file", Reason.UNKNOWN_FORMAT, fix=EXPECTED)])
@@ -51,6 +54,19 @@ def detect_format(path: Path) -> Format:
     if found is None:
         raise _unknown(path, "JSON of no known trace shape")
     return found
+
+
+def _encoding_problem(path: Path, head: bytes) -> Problem | None:
+    """A compressed or UTF-16 file, said as such rather than "neither an object nor a list"."""
+    if head.startswith(b"\x1f\x8b") and not "".join(path.suffixes).lower().endswith(".csv.gz"):
+        what, fix = "gzip-compressed", "decompress it first (gunzip)"
+    elif head.startswith(b"PK\x03\x04"):
+        what, fix = "a ZIP archive", "unzip it and pass the files inside"
+    elif head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) > 1 and head[1:2] == b"\0"):
+        what, fix = "UTF-16 text", "save it as UTF-8"
+    else:
+        return None
+    return problem(path, f"{what}; slacheck reads UTF-8 text and Parquet", Reason.NOT_UTF8, fix=fix)
 
 
 def _unknown(path: Path, what: str) -> TraceInputError:

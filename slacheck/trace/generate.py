@@ -632,10 +632,14 @@ def write(table: pa.Table, path: Path, fmt: str) -> None:
     writers = {"parquet": _write_parquet, "otlp": _write_otlp, "langfuse": _write_langfuse}
     if fmt not in writers:
         raise UsageError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    try:
-        writers[fmt](table, path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    from slacheck.outputs import atomic_path
+
+    # a failed write leaves whatever was at ``path`` before
+    with atomic_path(path) as tmp:
+        try:
+            writers[fmt](table, tmp)
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _write_parquet(table: pa.Table, path: Path) -> None:

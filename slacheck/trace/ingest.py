@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import ibis
 import ibis.expr.types as ir
 import pyarrow as pa
@@ -16,7 +18,8 @@ from ibis.backends import BaseBackend
 
 from slacheck.engine import Engine, connect, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
-from slacheck.trace.schema import WITHIN_SPAN_MS, WITHIN_SPAN_SLACK_MS, SetAside
+from slacheck.inputs import reading, regular_file_problem
+from slacheck.trace.schema import PLAUSIBLE_US, WITHIN_SPAN_MS, WITHIN_SPAN_SLACK_MS, SetAside
 from slacheck.trace.tabular import (
     Mapping,
     builtin_mapping,
@@ -100,7 +103,19 @@ def detect(path: Path) -> str:
 def _has_canonical_columns(path: Path) -> bool:
     import pyarrow.parquet as pq
 
-    names = set(pq.read_schema(path).names)
+    try:
+        names = set(pq.read_schema(path).names)
+    except (pa.ArrowException, OSError) as exc:
+        raise TraceInputError(
+            [
+                Problem(
+                    str(path),
+                    f"not a readable Parquet file: {(str(exc).splitlines() or [''])[0]}",
+                    Reason.MALFORMED_TRACE,
+                    fix="check that the file is complete (not truncated) Parquet",
+                )
+            ]
+        ) from None
     return {"task_id", "span_id", "start_us", "end_us", "kind"} <= names
 
 
@@ -136,12 +151,18 @@ def ingest(
     arrow_parts: list[pa.Table] = []
     sources: list[SourceFile] = []
     problems: list[Problem] = []
-    for raw_path in dict.fromkeys(Path(p) for p in paths):  # the same file twice counts once
-        path = raw_path
-        if not path.is_file():
-            what = "no trace files in this directory" if path.is_dir() else "no such file"
-            fix = f"trace files end in {', '.join(TRACE_SUFFIXES)}" if path.is_dir() else ""
-            problems.append(Problem(str(path), what, Reason.FILE_NOT_FOUND, fix=fix))
+    for path in _distinct(paths):
+        if path.is_dir():  # what trace_files left of a directory: nothing in it to read
+            fix = f"trace files end in {', '.join(TRACE_SUFFIXES)}"
+            problems.append(
+                Problem(
+                    str(path), "no trace files in this directory", Reason.FILE_NOT_FOUND, fix=fix
+                )
+            )
+            continue
+        not_regular = regular_file_problem(path, "trace file")
+        if not_regular is not None:
+            problems.append(not_regular)
             continue
         try:
             kind = fmt or detect(path)
@@ -161,11 +182,17 @@ def ingest(
                 parts.append(part)
                 rows = int(part.count().execute())
             else:
-                table = _json_readers()[kind](path)
+                with reading(path):
+                    table = _json_readers()[kind](path)
                 arrow_parts.append(table)
                 rows = table.num_rows
         except TraceInputError as exc:
             problems.extend(exc.problems)
+            continue
+        except _CONTENT_ERRORS as exc:
+            # the backstop of the input boundary: content a reader did not foresee is bad input
+            # naming the file (exit 2), never a traceback or a verdict
+            problems.append(_unforeseen(path, exc))
             continue
         sources.append(SourceFile(str(path), kind, sha256_of(path), rows))
     if problems:
@@ -200,6 +227,46 @@ def trace_files(paths: Sequence[str | Path]) -> list[Path]:
         ]
         found.extend(inside or [path])  # an empty directory stays, to be reported
     return found
+
+
+#: What a reader or an engine raises on content it did not foresee: a type swapped, a number
+#: out of range, a structure too deep, a corrupt file.
+_CONTENT_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    OverflowError,
+    RecursionError,
+    UnicodeError,
+    pa.ArrowException,
+    OSError,
+    duckdb.Error,
+)
+
+
+def _unforeseen(path: Path, exc: BaseException) -> Problem:
+    detail = (str(exc).splitlines() or [""])[0][:200]
+    return Problem(
+        str(path),
+        f"cannot read: {type(exc).__name__}{': ' + detail if detail else ''}",
+        Reason.MALFORMED_TRACE,
+        fix="check that the file is a complete, unmodified export",
+    )
+
+
+def _distinct(paths: Sequence[str | Path]) -> list[Path]:
+    """The paths, each file once: two spellings of one file (``a.json``, ``./a.json``, a link)
+    would otherwise be read twice and every span set aside as a duplicate of itself."""
+    seen: set[str] = set()
+    out: list[Path] = []
+    for p in paths:
+        key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(Path(p))
+    return out
 
 
 def _read_once(con: BaseBackend, part: ir.Table, path: Path) -> ir.Table:
@@ -251,11 +318,23 @@ def reason_expr(t: ir.Table) -> ir.StringValue:
             t.start_us.isnull() | t.end_us.isnull(),
             ibis.literal(str(SetAside.MISSING_TIMESTAMP)),
         ),
+        *_out_of_range(t),
         (t.end_us < t.start_us, ibis.literal(str(SetAside.END_BEFORE_START))),
         (tokens_negative, ibis.literal(str(SetAside.NEGATIVE_TOKENS))),
         *_impossible_values(t),
         else_=ibis.null().cast("string"),
     )
+
+
+def _out_of_range(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValue]]:
+    lo, hi = PLAUSIBLE_US
+    return [
+        (
+            (t[name] < lo) | (t[name] >= hi),
+            ibis.literal(f"{SetAside.OUT_OF_RANGE}:{name}"),
+        )
+        for name in ("start_us", "end_us")
+    ]
 
 
 def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValue]]:
@@ -265,7 +344,8 @@ def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValu
     so the row is set aside, never measured; the reason names the field.
     """
     cases: list[tuple[ir.BooleanValue, ir.StringValue]] = []
-    span_ms = (t.end_us - t.start_us).cast("float64") / 1000.0
+    # in floats: a row at the int64 limits (set aside above) must not overflow the engine
+    span_ms = (t.end_us.cast("float64") - t.start_us.cast("float64")) / 1000.0
     for name in WITHIN_SPAN_MS:
         v = t[name]
         impossible = (

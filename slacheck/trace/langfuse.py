@@ -39,10 +39,16 @@ def read_langfuse(path: Path) -> pa.Table:
     items: list[tuple[str, object]]
     if loaded.line_numbers is not None:
         items = [(f"line {n}", v) for n, v in zip(loaded.line_numbers, value, strict=True)]
-    elif isinstance(value, dict) and isinstance(value.get("observations"), list):
-        items = [(f"observations[{i}]", v) for i, v in enumerate(value["observations"])]
-    elif isinstance(value, dict) and isinstance(value.get("data"), list):
-        items = [(f"data[{i}]", v) for i, v in enumerate(value["data"])]
+    elif isinstance(value, dict) and any(
+        isinstance(value.get(key), list) for key in ("observations", "data")
+    ):
+        # both lists in one file: both are read (a span in both is then a duplicate, counted)
+        items = [
+            (f"{key}[{i}]", v)
+            for key in ("observations", "data")
+            if isinstance(value.get(key), list)
+            for i, v in enumerate(value[key])
+        ]
     elif isinstance(value, list):
         items = [(f"[{i}]", v) for i, v in enumerate(value)]
     else:

@@ -33,15 +33,20 @@ def read_otlp(path: Path) -> pa.Table:
             resource_attrs = _attributes(
                 resource.get("attributes") if isinstance(resource, dict) else None
             )
-            # instrumentationLibrarySpans: OTLP before 0.15
-            scope_key = (
-                "scopeSpans" if "scopeSpans" in resource_spans else "instrumentationLibrarySpans"
-            )
+            # instrumentationLibrarySpans: OTLP before 0.15; a resource with both has both read
+            scope_keys = [
+                key
+                for key in ("scopeSpans", "instrumentationLibrarySpans")
+                if key in resource_spans
+            ] or ["instrumentationLibrarySpans"]
             at_resource = f"{prefix}resourceSpans[{i}]."
-            for j, scope_spans in _items(path, resource_spans, scope_key, at_resource, problems):
-                at_scope = f"{at_resource}{scope_key}[{j}]."
-                for k, span in _items(path, scope_spans, "spans", at_scope, problems):
-                    _add_span(rows, f"{at_scope}spans[{k}]", span, resource_attrs)
+            for scope_key in scope_keys:
+                for j, scope_spans in _items(
+                    path, resource_spans, scope_key, at_resource, problems
+                ):
+                    at_scope = f"{at_resource}{scope_key}[{j}]."
+                    for k, span in _items(path, scope_spans, "spans", at_scope, problems):
+                        _add_span(rows, f"{at_scope}spans[{k}]", span, resource_attrs)
     if problems:
         raise TraceInputError(problems)
     return rows.table()

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.inputs import decode_utf8, open_regular
 from slacheck.trace.schema import BY_NAME, Kind, SetAside, Status, conform
 
 #: Extensions that always mean one JSON value per line, however many lines there are.
@@ -55,18 +56,57 @@ def unreadable(path: Path, exc: OSError) -> TraceInputError:
 
 
 def read_text(path: Path) -> str:
-    """The file's text; a missing, unreadable or non-UTF-8 file raises ``TraceInputError``."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise TraceInputError(
-            [problem(path, f"not UTF-8 text (byte {exc.start})", line=line)]
-        ) from None
+    """The file's text; a missing, unreadable, non-regular or non-UTF-8 file raises
+    ``TraceInputError``."""
+    with open_regular(path, TraceInputError, "trace file") as fh:
+        try:
+            data = fh.read()
+        except OSError as exc:
+            raise unreadable(path, exc) from None
+    return decode_utf8(data, path, TraceInputError)
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key written twice: a parser keeps only the last value, so the
+    spans under the first ``"resourceSpans"`` would vanish without a trace."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, object_pairs_hook=_no_duplicates)
+
+
+def _duplicate(path: Path, text: str, key: str, line: int | None = None) -> TraceInputError:
+    if line is None:
+        # the second place the key is written: where the first value got lost
+        marks = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+        at = marks[1] if len(marks) > 1 else (marks[0] if marks else 0)
+        line = text.count("\n", 0, at) + 1
+    return TraceInputError(
+        [
+            problem(
+                path,
+                f"the key {json.dumps(key)} is written twice in one object; a JSON parser "
+                "keeps only the last, so the spans under the first would be lost",
+                Reason.DUPLICATE_KEY,
+                line=line,
+                fix="merge the two into one key",
+            )
+        ]
+    )
 
 
 def load_json(path: Path) -> Loaded:
@@ -76,7 +116,11 @@ def load_json(path: Path) -> Loaded:
     if path.suffix.lower() in JSON_LINES_SUFFIXES:
         return _load_lines(path, text)
     try:
-        return Loaded(json.loads(text))
+        return Loaded(_loads(text))
+    except _DuplicateKey as exc:
+        raise _duplicate(path, text, exc.key) from None
+    except RecursionError:
+        raise TraceInputError([problem(path, "JSON nested too deep", Reason.TOO_DEEP)]) from None
     except json.JSONDecodeError as exc:
         # a whole first line followed by more values: JSON lines (not a document with junk after)
         if exc.msg == "Extra data" and exc.lineno > 1 and _is_json(text.split("\n", 1)[0]):
@@ -102,8 +146,14 @@ def _load_lines(path: Path, text: str) -> Loaded:
         if not line.strip():
             continue
         try:
-            values.append(json.loads(line))
+            values.append(_loads(line))
             numbers.append(number)
+        except _DuplicateKey as exc:
+            raise _duplicate(path, line, exc.key, number) from None
+        except RecursionError:
+            raise TraceInputError(
+                [problem(path, "JSON nested too deep", Reason.TOO_DEEP, line=number)]
+            ) from None
         except json.JSONDecodeError as exc:
             if len(problems) < _MAX_LINE_PROBLEMS:
                 problems.append(
@@ -147,12 +197,10 @@ def as_int(value: object) -> int:
     """An integer field: ints, integral floats and numeric strings; raises ``Unparseable``."""
     if isinstance(value, bool):
         raise Unparseable(value)
-    if isinstance(value, int):
-        return value
     if isinstance(value, str):
         text = value.strip()
         try:
-            return int(text)
+            value = int(text)
         except ValueError:
             try:
                 value = float(text)
@@ -160,8 +208,13 @@ def as_int(value: object) -> int:
                 raise Unparseable(value) from None
     # a count written as 12.0 is 12; 12.5 tokens is not a count
     if isinstance(value, float) and value.is_integer():
-        return int(value)
-    raise Unparseable(value)
+        value = int(value)
+    if isinstance(value, int) and _INT64_MIN <= value <= _INT64_MAX:
+        return value
+    raise Unparseable(value)  # not a count, or beyond what a 64-bit column holds
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def as_float(value: object) -> float:
@@ -400,7 +453,12 @@ def _to_us(
         if isinstance(value, str):
             text_at.append(i)
             texts.append(value.strip())
-        elif integer_nanos and isinstance(value, int) and not isinstance(value, bool):
+        elif (
+            integer_nanos
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+            and _INT64_MIN <= value // 1000 <= _INT64_MAX
+        ):
             out[i] = value // 1000
             ok[i] = True
         else:

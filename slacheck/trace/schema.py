@@ -41,6 +41,14 @@ class SetAside(StrEnum):
     #: a measurement no clock can give: negative, not finite, or longer than its own span;
     #: reported with the field, e.g. ``impossible_value:ttft_ms``
     IMPOSSIBLE_VALUE = "impossible_value"
+    #: a timestamp outside the years slacheck's calendars cover (``PLAUSIBLE_US``), reported
+    #: with the field, e.g. ``out_of_range:start_us``
+    OUT_OF_RANGE = "out_of_range"
+
+
+#: Timestamps slacheck can place in a calendar window: 1970-01-01 to 2200-01-01 (UTC, µs).
+#: One span dated in year 3000 would otherwise stretch every window list to a millennium.
+PLAUSIBLE_US: tuple[int, int] = (0, 7_258_118_400_000_000)
 
 
 #: Measurements that happen inside a span, so none can be negative or exceed the span itself.

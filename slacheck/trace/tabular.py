@@ -10,9 +10,10 @@ import ibis.expr.types as ir
 from ibis.backends import BaseBackend
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.errors import MAX_PROBLEMS, Problem, Reason, TraceInputError
+from slacheck.inputs import decode_utf8, depth_problem, read_bounded, reading
 from slacheck.trace.schema import BY_NAME, COLUMN_NAMES, COLUMNS, SetAside
 
 TableFormat = Literal["csv", "parquet", "jsonl"]
@@ -69,31 +70,55 @@ class Mapping(BaseModel):
 
 
 def load_mapping(path: Path) -> Mapping:
-    """Read a mapping YAML file; errors name the file and the field."""
-    try:
-        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TraceInputError(
-            [Problem(str(path), "mapping file not found", Reason.FILE_NOT_FOUND)]
-        ) from None
-    except YAMLError as exc:
-        raise TraceInputError(
-            [Problem(str(path), f"mapping is not valid YAML: {exc}", Reason.BAD_MAPPING)]
-        ) from None
-    try:
-        return Mapping.model_validate(data)
-    except ValidationError as exc:
-        raise TraceInputError(
-            [
-                Problem(
-                    str(path),
-                    e["msg"],
-                    Reason.BAD_MAPPING,
-                    field=".".join(str(x) for x in e["loc"]),
-                )
-                for e in exc.errors()
-            ]
-        ) from None
+    """Read a mapping YAML file; errors name the file, the line and the field."""
+    with reading(path):
+        text = decode_utf8(
+            read_bounded(path, TraceInputError, what="mapping file"), path, TraceInputError
+        )
+        deep: Problem | None
+        try:
+            data = YAML(typ="safe").load(text)
+        except RecursionError:
+            data = None
+            deep = Problem(str(path), "nested too deep", Reason.TOO_DEEP)
+        except MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            raise TraceInputError(
+                [
+                    Problem(
+                        str(path),
+                        f"mapping is not valid YAML: {exc.problem or exc}",
+                        Reason.BAD_MAPPING,
+                        line=mark.line + 1 if mark is not None else None,
+                        column=mark.column + 1 if mark is not None else None,
+                        fix="check indentation, colons and quotes on this line",
+                    )
+                ]
+            ) from None
+        except YAMLError as exc:
+            raise TraceInputError(
+                [Problem(str(path), f"mapping is not valid YAML: {exc}", Reason.BAD_MAPPING)]
+            ) from None
+        else:
+            deep = depth_problem(data, str(path))
+        if deep is not None:
+            raise TraceInputError([deep])
+        try:
+            return Mapping.model_validate(data)
+        except ValidationError as exc:
+            errors = exc.errors()
+            raise TraceInputError(
+                [
+                    Problem(
+                        str(path),
+                        e["msg"],
+                        Reason.BAD_MAPPING,
+                        field=".".join(str(x) for x in e["loc"]),
+                    )
+                    for e in errors[:MAX_PROBLEMS]
+                ],
+                more=max(0, len(errors) - MAX_PROBLEMS),
+            ) from None
 
 
 def identity_mapping(fmt: TableFormat) -> Mapping:
@@ -205,7 +230,8 @@ def _project(src: ir.Table, mapping: Mapping, source_file: str) -> ir.Table:
         end = start + (exprs["duration_ms"] * 1000).round().cast("int64")
         exprs["end_us"] = end
     if mapping.spec("start_us") is not None:
-        exprs["duration_ms"] = (end - start).cast("float64") / 1000.0
+        # in floats: a row at the int64 limits (set aside later) must not overflow the engine
+        exprs["duration_ms"] = (end.cast("float64") - start.cast("float64")) / 1000.0
     if mapping.spec("parent_span_id") is not None:
         # as the JSON readers do: a root span of no model/tool kind is the agent task
         root = exprs["parent_span_id"].isnull() & (exprs["kind"] == "other")
