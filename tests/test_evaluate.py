@@ -72,7 +72,7 @@ def test_check_exit_2_on_bad_input(generated_parquet: Path, tmp_path: Path) -> N
     res = runner.invoke(app, ["check", str(bad), str(generated_parquet)])
     assert res.exit_code == 2 and "Traceback" not in res.output
     res = runner.invoke(app, ["check", str(STRONG), str(tmp_path / "missing.parquet")])
-    assert res.exit_code == 2 and "no such file" in res.output
+    assert res.exit_code == 2 and "no such trace file" in res.output
     res = runner.invoke(app, ["check", str(STRONG), str(generated_parquet), "--period", "July"])
     assert res.exit_code == 2 and "2026-Q3" in res.output
 
