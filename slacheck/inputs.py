@@ -19,7 +19,7 @@ from typing import BinaryIO
 from slacheck.errors import InputError, Problem, Reason
 
 #: Contracts and mappings are hand-written YAML of a few kilobytes; anything near this is not one.
-MAX_SPEC_BYTES = 2 * 1024 * 1024
+MAX_SPEC_BYTES = 256 * 1024
 #: Deeper than this is no contract, mapping or trace record slacheck reads.
 MAX_DEPTH = 64
 

@@ -709,7 +709,10 @@ def _busiest(x: ir.Table, per: ir.Table, d: BusiestMinutesPeak) -> ir.Table:
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    # the one escaping of a Markdown cell (HTML, links, code, cell breaks)
+    from slacheck.render.format import md_cell
+
+    return str(md_cell(text))
 
 
 def to_markdown(check: FieldCheck) -> str:
