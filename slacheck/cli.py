@@ -149,17 +149,19 @@ def validate(
     from slacheck.contract.load import load_contract
 
     problems: list[Problem] = []
+    more = 0
     for path in contracts:
         try:
             c = load_contract(path)
         except InputError as exc:
             problems.extend(exc.problems)
+            more += exc.more
             continue
         line = Text.assemble(("valid", "green"), safe(f"  {path}  ({c.contract.id}, "))
         line.append(f"{len(c.latency)} latency terms)")
         out.print(line, highlight=False)
     if problems:
-        raise InputError(problems)
+        raise InputError(problems, more=more)
 
 
 @app.command()

@@ -699,7 +699,10 @@ def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    # the one escaping of a Markdown cell (HTML, links, code, cell breaks)
+    from slacheck.render.format import md_cell
+
+    return str(md_cell(text))
 
 
 def to_markdown(check: FieldCheck) -> str:

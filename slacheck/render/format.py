@@ -522,7 +522,12 @@ def md_text(value: object) -> Markup:
         return value
     text = "" if value is None else str(value)
     text = _ENTITY_START.sub("&amp;", text).replace("<", "&lt;").replace(">", "&gt;")
+    # terminal control characters (a Markdown table is often read in a terminal) written out
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return Markup(text)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def md_cell(value: object) -> Markup:

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from slacheck.evaluate import Evaluation
-
-
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", "<br>")
+from slacheck.render.format import md_cell, md_text
 
 
 def evaluation_markdown(evaluation: Evaluation) -> str:
     c = evaluation.counts()
     lines = [
-        f"## {evaluation.contract.contract.id}: verdicts",
+        f"## {md_text(evaluation.contract.contract.id)}: verdicts",
         "",
         ", ".join(f"{n} {v}" for v, n in c.items() if n) or "no terms checked",
         "",
@@ -22,10 +19,12 @@ def evaluation_markdown(evaluation: Evaluation) -> str:
     for r in evaluation.results:
         observed = "—" if r.observed is None else f"{r.observed:,.2f} {r.unit}"
         window = r.window + (" (partial)" if r.partial_window else "")
-        crit = r.criterion + ("<br>" + "<br>".join(r.notes) if r.notes else "")
+        # every cell through md_cell: ids and notes quote the other side's traces
+        crit = "<br>".join(md_cell(x) for x in (r.criterion, *r.notes))
         lines.append(
-            f"| {_cell(r.term_id)} | {window} | **{r.verdict}** | {observed} | "
-            f"{r.good:,} / {r.total:,} | {_cell(crit)} | {_cell(', '.join(r.examples))} |"
+            f"| {md_cell(r.term_id)} | {md_cell(window)} | **{md_cell(r.verdict)}** | "
+            f"{md_cell(observed)} | {r.good:,} / {r.total:,} | {crit} | "
+            f"{md_cell(', '.join(r.examples))} |"
         )
     out = evaluation.outside_effective
     if out.outside:

@@ -408,8 +408,7 @@ class SpanRows:
         first, first_ok = _to_us(self._times["first_token"], "ttft_ms", self._defects, nanos)
         try:
             columns = {
-                name: pa.array(values, type=BY_NAME[name].type)
-                for name, values in self._columns.items()
+                name: _array(values, BY_NAME[name].type) for name, values in self._columns.items()
             }
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise TraceInputError([problem(path, f"a value has the wrong type: {exc}")]) from None
@@ -432,6 +431,19 @@ class SpanRows:
             return conform(pa.table(columns))
         except (ValueError, pa.ArrowInvalid) as exc:
             raise TraceInputError([problem(path, f"cannot build the span table: {exc}")]) from None
+
+
+def _array(values: list[Any], type_: pa.DataType) -> pa.Array:
+    """``pa.array``; a string with a lone surrogate (JSON's ``"\\ud800"``), which UTF-8 cannot
+    hold, keeps its row with the surrogate written out as ``\\ud800``."""
+    try:
+        return pa.array(values, type=type_)
+    except UnicodeEncodeError:
+        cleaned = [
+            v.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(v, str) else v
+            for v in values
+        ]
+        return pa.array(cleaned, type=type_)
 
 
 def _to_us(

@@ -37,6 +37,8 @@ class Case:
     #: files that must be byte-for-byte unchanged after the command (outputs that failed)
     unchanged: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    #: text that must appear nowhere in the output (raw markup, escape sequences)
+    forbidden: tuple[str, ...] = ("Traceback",)
     #: python run before the CLI (e.g. to hide PySpark)
     prelude: str = ""
     timeout: float = 60.0
@@ -97,8 +99,46 @@ def canonical_parquet(path: Path, starts: list[int], ends: list[int] | None = No
     pq.write_table(conform(table).cast(ARROW_SCHEMA), path)
 
 
+OCCURRENCE = "objective: {kind: occurrence, percentile: 95, threshold: 30000, method: nearest_rank}"
+
+
+#: One or two cases per class run in ``make test`` (well under a minute); the rest are slow.
+FAST = frozenset(
+    {
+        "duplicate_resourceSpans_key",
+        "date_feb_30",
+        "maintenance_naive_vs_aware",
+        "canonical_int64_limits",
+        "parquet_truncated",
+        "deep_yaml_contract",
+        "period_9999_q4",
+        "output_into_proc",
+        "fifo_contract",
+        "dev_zero_trace",
+        "100k_unknown_keys",
+        "draft_over_its_contract",
+        "check_md_script_ids",
+        "terminal_escapes_in_ids_and_paths",
+        "non_utf8_contract",
+        "utf16_json",
+        "symlink_loop_trace",
+    }
+)
+
+
 def build(d: Path) -> list[Case]:
     """Write every hostile input into ``d``; the cases that read them."""
+    cases: list[Case] = build_all(d)
+    return [c if c.name in FAST or c.slow else _slow(c) for c in cases]
+
+
+def _slow(case: Case) -> Case:
+    from dataclasses import replace
+
+    return replace(case, slow=True)
+
+
+def build_all(d: Path) -> list[Case]:
     cases: list[Case] = []
     good = d / "good.json"
     good.write_text(json.dumps(otlp_doc([otlp_span(i) for i in range(5)])))
@@ -167,8 +207,7 @@ def build(d: Path) -> list[Case]:
         "min_calls_per_slice_1e26",
         4,
         **{
-            "objective: {kind: occurrence, percentile: 95, threshold: 30000, "
-            "method: nearest_rank}": (
+            OCCURRENCE: (
                 "objective: {kind: time_slice, slice_minutes: 5, threshold: 10, "
                 "slices_passing_percent: 99, min_calls_per_slice: 100000000000000000000000000}"
             )
@@ -353,7 +392,15 @@ def build(d: Path) -> list[Case]:
         "100k_unknown_keys",
         5,
         ["validate", str(d / "unknown_keys.yaml")],
-        says=("unknown_keys.yaml", "more"),
+        says=("unknown_keys.yaml", "larger than"),
+        timeout=30,
+    )
+    write("20k_unknown_keys.yaml", base + "".join(f"k{i}: 1\n" for i in range(20_000)))
+    add(
+        "20k_unknown_keys",
+        5,
+        ["validate", str(d / "20k_unknown_keys.yaml")],
+        says=("20k_unknown_keys.yaml", "… and 19,"),
         timeout=30,
     )
     write("long_string.yaml", contract_text(**{"id: CN-AGENT-2026-017": "id: " + "x" * 10_000_000}))
@@ -424,16 +471,50 @@ def build(d: Path) -> list[Case]:
         7,
         ["check", str(contract), str(d / "script_ids.json"), "--format", "md"],
         VALID,
+        forbidden=("<script", "Traceback"),
+    )
+    img = _attr(otlp_span(0), "gen_ai.request.model", {"stringValue": "<img src=x onerror=1>"})
+    write("img.json", json.dumps(otlp_doc([img])))
+    add(
+        "fields_md_img",
+        7,
+        ["fields", str(contract), str(d / "img.json"), "--format", "md"],
+        VALID,
+        forbidden=("<img", "Traceback"),
     )
     esc = [otlp_span(i, traceId=f"\x1b]0;pwned\x07\x1b[31m{i}") for i in range(3)]
-    write("escape_ids.json", json.dumps(otlp_doc(esc)))
-    add("terminal_escapes_in_ids", 7, ["check", str(contract), str(d / "escape_ids.json")], VALID)
+    esc.append(otlp_span(9, endTimeUnixNano="not a time"))
+    escaped = d / "e\x1b[31mvil.json"
+    escaped.write_text(json.dumps(otlp_doc(esc)))
+    add(
+        "terminal_escapes_in_ids_and_paths",
+        7,
+        ["traces", "inspect", str(escaped)],
+        VALID,
+        forbidden=("\x1b", "Traceback"),
+    )
+    add(
+        "terminal_escapes_in_ids_check",
+        7,
+        ["check", str(contract), str(escaped)],
+        VALID,
+        forbidden=("\x1b", "Traceback"),
+    )
     write("escape_key.yaml", base + "\x1b[2J\x1b[31mevil: 1\n")
     add(
         "terminal_escapes_in_keys",
         7,
         ["validate", str(d / "escape_key.yaml")],
         says=("escape_key.yaml",),
+        forbidden=("\x1b", "Traceback"),
+    )
+    write("escape_key2.yaml", base + '"\\e[2J\\e[31mevil": 1\n')
+    add(
+        "terminal_escapes_in_quoted_keys",
+        7,
+        ["validate", str(d / "escape_key2.yaml")],
+        says=("escape_key2.yaml", "evil"),
+        forbidden=("\x1b", "Traceback"),
     )
 
     # -- 8: messages ------------------------------------------------------------------------

@@ -67,7 +67,8 @@ if __name__ == "__main__":
     only = set(sys.argv[1:])
     cases = [c for c in build(folder) if not only or c.name in only]
     for name, o in run_all(cases, 6).items():
-        ok = o.code in o.case.exits and "Traceback" not in o.stderr and not o.changed
+        ok = o.code in o.case.exits and not o.changed
+        ok = ok and not any(f in o.stdout + o.stderr for f in o.case.forbidden)
         ok = ok and all(s in o.stderr for s in o.case.says) if o.code == 2 else ok
         print(f"{'ok ' if ok else 'BAD'} {name}: exit {o.code} {o.changed or ''}")
         if not ok:
