@@ -11,7 +11,7 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.errors import UsageError
-from slacheck.metering.derive import calls, tasks
+from slacheck.metering.derive import TaskSource, calls, tasks
 from slacheck.trace.ingest import Traces
 
 __all__ = [
@@ -137,7 +137,9 @@ def task_breakdown(traces: Traces) -> ir.Table:
     another, and ``tool_saving_ms`` = Σ(sum − max) over such steps.
     """
     timed = tasks(traces)
-    timed = timed.filter(timed.task_ms.notnull()).select("task_id", "task_ms")
+    # a subtree's time is part of a task, not a task: where its time went is not the task's
+    whole = timed.task_ms.notnull() & (timed.task_source != str(TaskSource.SUBTREE))
+    timed = timed.filter(whole).select("task_id", "task_ms")
     keys = timed.select(k_task="task_id")
 
     s = traces.spans

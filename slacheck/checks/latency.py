@@ -35,6 +35,7 @@ from slacheck.checks import check
 from slacheck.contract.model import (
     AtTheLimit,
     Direction,
+    ExcludedInTaskTerms,
     LatencyTerm,
     MeasurementPoint,
     OccurrenceObjective,
@@ -271,18 +272,35 @@ def _task_units(ctx: CheckContext, scoped: ir.Table) -> Units:
     )
     tasks = ctx.tasks.inner_join(per_task, "task_id")
     j = tasks.left_join(root_failed, tasks.task_id == root_failed.task_id).drop("task_id_right")
+    # an exported subtree (no root in the export) is part of its task: its time is a lower
+    # bound on the task's, counted as a bound (see _mixed), never as the task's time
+    subtree = (j.task_source == str(derive.TaskSource.SUBTREE)).fill_null(False)
+    whole = ibis.ifelse(subtree, _NULL_FLOAT, j.task_ms.cast("float64"))
+    part = ibis.ifelse(subtree, j.task_ms.cast("float64"), _NULL_FLOAT)
+    # readings.excluded_calls_in_task_terms: remove_task (default) takes a task with an excluded
+    # call out; remove_call keeps the task, whose time still includes that call
+    keep_task = (
+        ctx.contract.readings.excluded_calls_in_task_terms is ExcludedInTaskTerms.REMOVE_CALL
+    )
     table = j.select(
         task_id=j.task_id,
         start_us=j.start_us,
-        _ex=j._key.substr(1),
+        _ex=ibis.null().cast("string") if keep_task else j._key.substr(1),
         _state=ibis.ifelse(j._rfail.fill_null(False), "failed", "ok"),
-        _p=j.task_ms.cast("float64"),
-        _f=_NULL_FLOAT,
+        _p=whole,
+        _f=part,
         _a=_NULL_FLOAT,
         _m=j.task_ms.cast("float64"),
     )
     primary = Point(MeasurementPoint.TASK_END_TO_END.value, "_p", "task_ms")
-    return Units(table, "tasks", primary, None)
+    fallback = Point(
+        MeasurementPoint.TASK_END_TO_END.value,
+        "_f",
+        "task_ms of exported subtrees",
+        Bound.LOWER,
+        "tasks whose root is not in the export count with their subtree's time, a lower bound",
+    )
+    return Units(table, "tasks", primary, fallback)
 
 
 def _passes(

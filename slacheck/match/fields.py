@@ -447,7 +447,7 @@ def _task_items(
         j,
         tasks=j.count(),
         root=(j.task_source == "root_span").fill_null(False).sum(),
-        derived=(j.task_source == "derived").fill_null(False).sum(),
+        derived=(j.task_source == "roots_envelope").fill_null(False).sum(),
         scoped=has.sum(),
         per_request=(has & placed).sum(),
         per_task=(has & j.start_us.notnull()).sum(),
@@ -459,11 +459,11 @@ def _task_items(
         r["root"],
         r["derived"],
         r["tasks"],
-        "tasks with a total time: a root task span, or first start → last end of a task whose "
-        "spans are all there",
+        "tasks with a total time: one root span's duration, or first start → last end of a "
+        "task with several roots or of an exported subtree, none of its rows set aside",
         needs=(_ROOT,),
-        derivable_from="first span start → last span end of each complete task (no orphan or "
-        "set-aside spans)",
+        derivable_from="first span start → last span end of each task with several roots or "
+        "no root in the export (nothing set aside)",
         no_data="no tasks in the traces",
     )
     rl = contract.rate_limit

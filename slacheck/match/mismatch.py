@@ -227,7 +227,7 @@ def term_coverage(contract: Contract, calls: ir.Table, tasks: ir.Table) -> tuple
             j,
             n=has.sum(),
             rec=(has & (j.task_source == "root_span").fill_null(False)).sum(),
-            der=(has & (j.task_source == "derived").fill_null(False)).sum(),
+            der=(has & (j.task_source == "roots_envelope")).fill_null(False).sum(),
         )
 
     out: list[TermCoverage] = []

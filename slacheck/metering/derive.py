@@ -7,8 +7,8 @@ Derivations (each records where its value came from, so a report can say "derive
   resource path (Vertex AI writes its serving location there);
 - network time: recorded ``network_ms``, else client duration − server processing − queue;
 - model time: server processing when recorded, else client duration − network − queue;
-- task time: the root ``task`` span, else first start → last end of a task whose spans are all
-  there (no orphans, nothing set aside);
+- task time (``tasks``): one root span → its duration; several roots → first start to last end;
+  an exported subtree (no root) → its envelope, flagged ``subtree``; see ``TaskSource``;
 - tokens per second: output tokens over the whole request, or over the generation after the
   first token (duration − time to first token);
 - model identity: resource paths and dated snapshots are stripped (``gpt-4o-2024-08-06`` →
@@ -296,15 +296,34 @@ def scope_match(c: ir.Table, scope: Scope, model_scope: ModelScope) -> ScopeMatc
     return ScopeMatch(int(row["calls"]), int(row["matched"] or 0), tuple(unmatched))
 
 
+class TaskSource(StrEnum):
+    """Where a task's time comes from (the one task-time rule)."""
+
+    #: the task's one root span (no parent): its duration
+    ROOT_SPAN = "root_span"
+    #: several root spans: the first start to the last end of the task's spans
+    ROOTS_ENVELOPE = "roots_envelope"
+    #: no root in the export (an exported subtree): first start to last end, flagged partial
+    SUBTREE = "subtree"
+
+
 def tasks(traces: Traces) -> ir.Table:
-    """One row per task: span envelope, root span time, step counts, completeness, task time."""
+    """One row per task id: span envelope, roots, step counts, completeness, task time.
+
+    The task-time rule: one root span (no parent) gives its duration; several roots give the
+    first start to the last end of the task's spans (as Langfuse's trace latency does); a task
+    whose root is not in the export (a subtree) gives its spans' envelope, flagged
+    ``subtree`` (partial). An envelope is taken only when no row of the task was set aside (a
+    lost span could lie at its edge); otherwise the task has no time.
+    """
     t = traces.spans
-    is_root_task = (t.kind == "task") & t.parent_span_id.isnull()
+    is_root = t.parent_span_id.isnull()
     per = t.group_by("task_id").aggregate(
         first_start_us=t.start_us.min(),
         last_end_us=t.end_us.max(),
-        root_ms=is_root_task.ifelse(t.duration_ms, None).max(),
-        root_start_us=is_root_task.ifelse(t.start_us, None).min(),
+        roots=is_root.sum(),
+        root_ms=is_root.ifelse(t.duration_ms, None).max(),
+        root_start_us=is_root.ifelse(t.start_us, None).min(),
         llm_calls=(t.kind == "llm").sum(),
         tool_calls=(t.kind == "tool").sum(),
         retrieval_calls=(t.kind == "retrieval").sum(),
@@ -318,18 +337,22 @@ def tasks(traces: Traces) -> ir.Table:
     set_aside = j.set_aside.fill_null(0)
     complete = (j.orphans == 0) & (set_aside == 0)
     envelope = (j.last_end_us - j.first_start_us).cast("float64") / 1000.0
+    one_root = j.roots == 1
+    whole = set_aside == 0
+    none = ibis.null().cast("string")
     return j.mutate(
         set_aside=set_aside,
         complete=complete,
-        start_us=ibis.coalesce(j.root_start_us, j.first_start_us),
+        start_us=ibis.ifelse(one_root, j.root_start_us, j.first_start_us),
         task_ms=ibis.cases(
-            (j.root_ms.notnull(), j.root_ms),
-            (complete, envelope),
+            (one_root, j.root_ms),
+            (whole, envelope),
             else_=ibis.null().cast("float64"),
         ),
         task_source=ibis.cases(
-            (j.root_ms.notnull(), "root_span"),
-            (complete, "derived"),
-            else_=ibis.null().cast("string"),
+            (one_root, str(TaskSource.ROOT_SPAN)),
+            (whole & (j.roots > 1), str(TaskSource.ROOTS_ENVELOPE)),
+            (whole & (j.roots == 0), str(TaskSource.SUBTREE)),
+            else_=none,
         ),
     )
