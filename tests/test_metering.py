@@ -300,3 +300,34 @@ def test_a_value_at_the_limit_is_within_unless_the_contract_says_beyond(tmp_path
     assert str(by_key(evaluate(beyond, t, period="2026-07").results)["L", "2026-07"].verdict) == (
         "breached"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# the readers issue: what was lost is said where it matters
+
+
+def test_calls_set_aside_or_without_a_scope_field_are_said_per_window(tmp_path: Path) -> None:
+    c = contract(
+        """scope: {providers: [openai]}
+availability: {target_percent: 99.9}
+latency:
+  - {id: L, measurement_point: full_response,
+     objective: {kind: occurrence, percentile: 50, threshold: 500}}
+"""
+    )
+    rows = [
+        {"start": "2026-07-01T00:00:00Z", "provider": "openai"},
+        {"start": "2026-07-02T00:00:00Z", "provider": None},  # no provider: scope undecided
+        {"start": "2026-07-03T00:00:00Z", "provider": "openai", "ttft_ms": -1.0},  # set aside
+    ]
+    t = traces(tmp_path, rows)
+    got = by_key(evaluate(c, t, period="2026-07").results)
+    for key in (("availability", "2026-07"), ("L", "2026-07")):
+        r = got[key]
+        assert (r.good, r.total) == (1, 1)
+        assert r.details["lost"] == {
+            "set_aside": {"impossible_value:ttft_ms": 1},
+            "scope_field_missing": {"provider": 1},
+        }
+        assert any("record no provider" in n for n in r.notes)
+        assert any("set aside and not counted (impossible_value:ttft_ms 1)" in n for n in r.notes)

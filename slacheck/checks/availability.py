@@ -18,7 +18,7 @@ import ibis.expr.types as ir
 from slacheck.checks import check
 from slacheck.checks.ratelimit import under_limit_expr
 from slacheck.contract.model import Availability, Credits
-from slacheck.metering.context import CheckContext
+from slacheck.metering.context import CheckContext, Losses
 from slacheck.metering.windowed import (
     as_count,
     by_window,
@@ -81,14 +81,25 @@ def _window_result(
     r: dict[str, Any],
     excluded: dict[str, int],
     examples: tuple[str, ...],
+    losses: dict[str, Losses],
 ) -> TermResult:
     total, failed = as_count(r.get("total")), as_count(r.get("failed"))
     notes: list[str] = []
     if spec.failures.throttling_below_limit and ctx.contract.rate_limit is None:
         notes.append("the contract has no rate limit, so every throttled call counts as failed")
     details: dict[str, Any] = {"failed": failed}
-    for k in ("error_calls", "timeout_calls", "throttled_calls"):
+    for k in ("error_calls", "timeout_calls", "throttled_calls", "unknown_status_calls"):
         details[k] = as_count(r.get(k))
+    if details["unknown_status_calls"]:
+        notes.append(
+            f"{details['unknown_status_calls']:,} calls without a recorded status count as not "
+            "failed (no status is how OpenTelemetry records success)"
+        )
+    lost = losses.get(w.label, Losses({}, {}))
+    undated = sum(losses.get("", Losses({}, {})).set_aside.values())
+    notes.extend(lost.notes(undated))
+    if lost.any:
+        details["lost"] = lost.to_dict()
 
     def result(verdict: Verdict, observed: float | None, lead: str = "") -> TermResult:
         return TermResult(
@@ -142,6 +153,7 @@ def availability(ctx: CheckContext) -> list[TermResult]:
         error_calls=(counted.status == "error").sum(),
         timeout_calls=(counted.status == "timeout").sum(),
         throttled_calls=(counted.status == "throttled").sum(),
+        unknown_status_calls=counted.status.isnull().sum(),
     )
     ex = m.filter(m.excluded.notnull())
     ex_df = ex.group_by(["window", "excluded"]).aggregate(n=ex.count()).execute()
@@ -149,6 +161,7 @@ def availability(ctx: CheckContext) -> list[TermResult]:
     for w, reason, n in zip(ex_df["window"], ex_df["excluded"], ex_df["n"], strict=True):
         excluded.setdefault(str(w), {})[str(reason)] = int(n)
     examples = examples_by_window(counted, counted.failed)
+    losses = ctx.losses(windows)
     return [
         _window_result(
             ctx,
@@ -157,6 +170,7 @@ def availability(ctx: CheckContext) -> list[TermResult]:
             rows.get(w.label, {}),
             excluded.get(w.label, {}),
             examples.get(w.label, ()),
+            losses,
         )
         for w in windows
     ]

@@ -44,7 +44,7 @@ from slacheck.contract.model import (
     TokensPerSecondBasis,
 )
 from slacheck.metering import derive
-from slacheck.metering.context import CheckContext, example_ids
+from slacheck.metering.context import CheckContext, Losses, example_ids
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -459,6 +459,7 @@ def _occurrence(
     chosen: dict[str, tuple[Point | None, tuple[str, ...]]],
 ) -> list[TermResult]:
     inclusive = _inclusive(ctx)
+    losses = ctx.losses(windows)
     ranks: dict[str, Rank] = {}
     alt_ranks: dict[str, Rank] = {}
     for w in windows:
@@ -477,7 +478,7 @@ def _occurrence(
     for w in windows:
         c = counts.get(w.label, Counts())
         point, point_notes = chosen[w.label]
-        base = _Base(ctx, term, units, w, c, _occurrence_criterion(term, obj, units))
+        base = _Base(ctx, term, units, w, c, _occurrence_criterion(term, obj, units), losses)
         if point is None:
             results.append(base.unmeasured(unit))
             continue
@@ -621,6 +622,7 @@ def _time_slices(
     counts: dict[str, Counts],
     chosen: dict[str, tuple[Point | None, tuple[str, ...]]],
 ) -> list[TermResult]:
+    losses = ctx.losses(windows)
     inclusive = _inclusive(ctx)
     per = _slice_table(t, "_v", obj, inclusive)
     slices = _slice_counts(per)
@@ -634,7 +636,7 @@ def _time_slices(
     for w in windows:
         c = counts.get(w.label, Counts())
         point, point_notes = chosen[w.label]
-        base = _Base(ctx, term, units, w, c, _slice_criterion(term, obj, units))
+        base = _Base(ctx, term, units, w, c, _slice_criterion(term, obj, units), losses)
         if point is None:
             results.append(base.unmeasured(unit))
             continue
@@ -712,10 +714,18 @@ class _Base:
     window: CalendarWindow
     counts: Counts
     criterion: str
+    #: calls the window could not count (set aside, or no scope field), per window label
+    losses: Mapping[str, Losses]
 
     def common_details(self) -> dict[str, Any]:
         c, noun = self.counts, self.units.noun
         out: dict[str, Any] = {f"ok_{noun}": c.ok, f"failed_{noun}": c.failed}
+        lost = self.losses.get(self.window.label)
+        if lost is not None:
+            out["lost"] = lost.to_dict()
+        undated = self.losses.get("")
+        if undated is not None and undated.set_aside:
+            out["set_aside_undated"] = sum(undated.set_aside.values())
         if c.unknown:
             out[f"unknown_status_{noun}"] = c.unknown
         if self.units.noun == "tasks":
@@ -745,12 +755,17 @@ class _Base:
             good=good,
             total=total,
             examples=examples,
-            notes=(*notes, *self._status_notes()),
+            notes=(*notes, *self._status_notes(), *self._loss_notes()),
             excluded=dict(self.counts.excluded),
             partial_window=self.ctx.partial(self.window),
             measured_at=point.name if point is not None else "",
             details=details,
         )
+
+    def _loss_notes(self) -> tuple[str, ...]:
+        lost = self.losses.get(self.window.label, Losses({}, {}))
+        undated = self.losses.get("", Losses({}, {}))
+        return lost.notes(sum(undated.set_aside.values()))
 
     def _status_notes(self) -> tuple[str, ...]:
         c, noun = self.counts, self.units.noun

@@ -40,6 +40,7 @@ from slacheck.windows import (
     local_midnight,
     maintenance_intervals,
     split,
+    window_label_expr,
     windows_for,
 )
 
@@ -74,6 +75,43 @@ class EffectiveSpan:
     @property
     def outside(self) -> int:
         return self.before + self.after
+
+
+@dataclass(frozen=True, slots=True)
+class Losses:
+    """Model calls a window's terms cannot count, and why: rows set aside at ingestion (by
+    reason) and calls without the field the contract's scope is decided on (by field)."""
+
+    set_aside: dict[str, int]
+    scope_field_missing: dict[str, int]
+
+    @property
+    def any(self) -> bool:
+        return bool(self.set_aside or self.scope_field_missing)
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        return {
+            "set_aside": dict(sorted(self.set_aside.items())),
+            "scope_field_missing": dict(sorted(self.scope_field_missing.items())),
+        }
+
+    def notes(self, undated: int = 0) -> tuple[str, ...]:
+        """What a result says of them (``undated``: calls set aside without a start time)."""
+        out = []
+        if self.set_aside:
+            n = sum(self.set_aside.values())
+            why = ", ".join(f"{k} {v:,}" for k, v in sorted(self.set_aside.items()))
+            out.append(f"{n:,} model calls in this window were set aside and not counted ({why})")
+        for name, n in sorted(self.scope_field_missing.items()):
+            out.append(
+                f"{n:,} model calls record no {name}, which the contract's scope is decided on, "
+                "and are not counted"
+            )
+        if undated:
+            out.append(
+                f"{undated:,} model calls set aside without a start time may belong here too"
+            )
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -225,6 +263,32 @@ class Metering:
     def partial(self, w: CalendarWindow) -> bool:
         """The calls cover only part of the window, or the effective period cuts it."""
         return self.coverage(w).partial
+
+    # ---- what could not be counted
+
+    def losses(self, windows: list[CalendarWindow]) -> dict[str, Losses]:
+        """Per window label: model calls set aside at ingestion (those without a start time
+        under ``""``: they could fall in any window) and in-effect calls the contract's scope
+        cannot be decided for (a scope field missing on the call)."""
+        out: dict[str, tuple[dict[str, int], dict[str, int]]] = {}
+        if not windows:
+            return {}
+        bad = self.traces.set_aside_rows
+        bad = bad.filter((bad.kind == "llm").fill_null(False))
+        label = window_label_expr(bad.start_us, windows)
+        bad = bad.mutate(_w=ibis.ifelse(bad.start_us.isnull(), "", label))
+        bad = bad.filter(bad._w.notnull())
+        df = bad.group_by(["_w", "_reason"]).aggregate(n=bad.count()).execute()
+        for w, reason, n in zip(df["_w"], df["_reason"], df["n"], strict=True):
+            out.setdefault(str(w), ({}, {}))[0][str(reason)] = int(n)
+        c = self.calls
+        miss = derive.scope_miss(c, self.contract.scope, self.contract.readings.model_scope)
+        x = c.mutate(_w=window_label_expr(c.start_us, windows), _m=miss)
+        x = x.filter(x._w.notnull() & x._m.notnull() & x._m.endswith("_missing"))
+        df = x.group_by(["_w", "_m"]).aggregate(n=x.count()).execute()
+        for w, m, n in zip(df["_w"], df["_m"], df["n"], strict=True):
+            out.setdefault(str(w), ({}, {}))[1][str(m).removesuffix("_missing")] = int(n)
+        return {w: Losses(a, b) for w, (a, b) in out.items()}
 
     # ---- credits
 
