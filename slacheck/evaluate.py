@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -9,7 +10,7 @@ from typing import Any
 
 from slacheck import __version__
 from slacheck.checks import CheckContext, load_builtin_checks
-from slacheck.contract.model import Contract
+from slacheck.contract.model import Contract, Window
 from slacheck.errors import UsageError
 from slacheck.metering.context import EffectiveSpan
 from slacheck.trace.ingest import Quality, SourceFile, Traces
@@ -95,6 +96,7 @@ def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evalu
     results: list[TermResult] = []
     for name in names:
         results.extend(registry[name](ctx))
+    results = _with_coverage(ctx, results)
     traces = ctx.traces
     return Evaluation(
         contract=ctx.contract,
@@ -105,3 +107,15 @@ def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evalu
         period=None if ctx.period is None else ctx.period.label,
         outside_effective=ctx.outside_effective,
     )
+
+
+def _with_coverage(ctx: CheckContext, results: list[TermResult]) -> list[TermResult]:
+    """Each result with its window's coverage (the same ``Coverage`` its ``partial_window``
+    was decided from)."""
+    by_label = {w.label: w for kind in Window for w in ctx.windows(kind)}
+    return [
+        r
+        if r.window not in by_label
+        else dataclasses.replace(r, coverage=ctx.coverage(by_label[r.window]).to_dict())
+        for r in results
+    ]

@@ -47,6 +47,15 @@ class TermResult:
     partial_window: bool = False  # the traces cover only part of the window
     measured_at: str = ""  # the measurement point the figure was taken at
     details: dict[str, Any] = field(default_factory=dict)
+    #: how far ``observed`` is from the threshold, in its unit: positive within (headroom),
+    #: negative beyond (shortfall); None where the term has no single threshold
+    gap: float | None = None
+    #: units counted with their own figure at the contracted point, and with a bound from
+    #: another point (nested points); None where no bound can arise
+    exact: int | None = None
+    bounded: int | None = None
+    #: how much of the window the calls cover (``metering.Coverage.to_dict``)
+    coverage: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,5 +73,9 @@ class TermResult:
             "excluded": dict(sorted(self.excluded.items())),
             "partial_window": self.partial_window,
             "measured_at": self.measured_at,
+            "gap": self.gap,
+            "exact": self.exact,
+            "bounded": self.bounded,
+            "coverage": self.coverage,
             "details": self.details,
         }

@@ -331,3 +331,34 @@ latency:
         }
         assert any("record no provider" in n for n in r.notes)
         assert any("set aside and not counted (impossible_value:ttft_ms 1)" in n for n in r.notes)
+
+
+# ---------------------------------------------------------------------------------------------
+# typed results: gap, exact and bounded counts, coverage
+
+
+def test_json_gives_gap_exact_bounded_and_coverage(tmp_path: Path) -> None:
+    c = contract(
+        """latency:
+  - {id: FT, measurement_point: time_to_first_token,
+     objective: {kind: occurrence, percentile: 50, threshold: 1500}}
+availability: {target_percent: 99.0}
+"""
+    )
+    rows = [{"start": f"2026-07-{d:02d}T00:00:00Z", "ms": 900, "ttft_ms": 300} for d in (1, 2)]
+    rows += [{"start": "2026-07-03T00:00:00Z", "ms": 1200}]  # not streamed: a bound
+    t = traces(tmp_path, rows)
+    terms = {(x["id"], x["window"]): x for x in evaluate(c, t, period="2026-07").to_dict()["terms"]}
+    ft = terms["FT", "2026-07"]
+    # nearest rank over 300, 300, ≤1200: the 2nd value, 300; 1,200 ms of headroom
+    assert (ft["verdict"], ft["observed"], ft["unit"], ft["gap"]) == ("met", 300.0, "ms", 1200.0)
+    assert (ft["exact"], ft["bounded"]) == (2, 1)
+    assert ft["coverage"] == {
+        "days": 31,
+        "days_with_calls": 3,
+        "edges_covered": False,
+        "clipped": False,
+        "partial": True,
+    }
+    av = terms["availability", "2026-07"]
+    assert (av["observed"], av["gap"], av["exact"]) == (100.0, 1.0, None)

@@ -117,6 +117,7 @@ def _window_result(
             excluded=excluded,
             partial_window=ctx.partial(w),
             details=details,
+            gap=None if observed is None else observed - spec.target_percent,
         )
 
     if total == 0:

@@ -760,7 +760,32 @@ class _Base:
             partial_window=self.ctx.partial(self.window),
             measured_at=point.name if point is not None else "",
             details=details,
+            gap=self._gap(observed),
+            exact=None if point is None else self._exact_bounded(point)[0],
+            bounded=None if point is None else self._exact_bounded(point)[1],
         )
+
+    def _gap(self, observed: float | None) -> float | None:
+        """Headroom (positive) or shortfall (negative) against the threshold, in the unit."""
+        if observed is None:
+            return None
+        o = self.term.objective
+        if isinstance(o, OccurrenceObjective):
+            return (
+                o.threshold - observed
+                if o.direction is Direction.AT_MOST
+                else observed - o.threshold
+            )
+        return observed - o.slices_passing_percent
+
+    def _exact_bounded(self, point: Point) -> tuple[int, int]:
+        """Units counted with their own contracted figure, and with a bound."""
+        c = self.counts
+        if point.mixed:
+            return c.n_p, c.n_m - c.n_p
+        if point.bound is not None:
+            return 0, c.n_f
+        return c.n_p, 0
 
     def _loss_notes(self) -> tuple[str, ...]:
         lost = self.losses.get(self.window.label, Losses({}, {}))

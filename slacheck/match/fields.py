@@ -294,7 +294,7 @@ def check_fields(
         _peak_item(m, c),
     )
     items = tuple(sorted(unordered, key=lambda i: i.item))
-    mismatches = find_mismatches(contract, traces, c, t, coverage=coverage)
+    mismatches = find_mismatches(contract, traces, c, t, coverage=coverage, metering=m)
     return FieldCheck(
         items, mismatches, scope_match(c, contract.scope, contract.readings.model_scope)
     )

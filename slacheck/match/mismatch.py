@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,9 +18,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import ibis.expr.types as ir
-import numpy as np
-import numpy.typing as npt
-import pandas as pd
 
 from slacheck.contract.model import (
     Contract,
@@ -34,15 +30,14 @@ from slacheck.contract.model import (
     Window,
 )
 from slacheck.contract.review import Severity
+from slacheck.metering.context import Metering
 from slacheck.metering.derive import point_value, scope_match, scoped, succeeded
 from slacheck.trace.ingest import Traces
 from slacheck.windows import (
-    COVER_SLACK_US,
     from_us,
     in_intervals_expr,
     month_window,
     window_label_expr,
-    windows_for,
 )
 
 __all__ = [
@@ -62,7 +57,6 @@ _QUARTER_HOUR = 15 * _MIN
 _HOUR = 60 * _MIN
 _DAY = 24 * _HOUR
 #: a window missing less than this counts as covered (traces rarely start on the dot)
-_COVER_SLACK_DAYS = COVER_SLACK_US / 86_400e6
 #: a component of task time below this share is left out of a title (still in the numbers)
 _SHARE_SHOWN = 0.005
 
@@ -303,20 +297,23 @@ def find_mismatches(
     tasks: ir.Table,
     *,
     coverage: Sequence[TermCoverage] | None = None,
+    metering: Metering | None = None,
 ) -> tuple[Mismatch, ...]:
     """Every metering mismatch between ``contract`` and the traces, most severe first.
 
     ``calls`` and ``tasks`` are ``derive.calls(traces)`` and ``derive.tasks(traces)``, best
     ``.cache()``d: a dozen small queries run on them. ``coverage`` (from ``term_coverage``) is
-    recomputed when not given.
+    recomputed when not given; ``metering``: the run's metering model, whose windows and
+    coverage the window mismatches report (one is made when not given).
     """
+    m = metering if metering is not None else Metering(contract, traces)
     cov = tuple(coverage) if coverage is not None else term_coverage(contract, calls, tasks)
     every, scoped = _ranges(contract, calls)
     found: list[Mismatch] = []
     found += _scope(contract, calls)
     found += _points(contract, cov)
-    found += _reproducibility(contract, calls, tasks, every)
-    found += _window_coverage(contract, calls, scoped)
+    found += _reproducibility(m, calls, tasks, every)
+    found += _window_coverage(m)
     found += _time_zone(contract, calls, scoped)
     found += _task_time(contract, traces, calls, tasks)
     return tuple(sorted(found, key=lambda m: m.severity.rank))
@@ -499,13 +496,13 @@ def _term_values(
 
 
 def _reproducibility(
-    contract: Contract, c: ir.Table, tasks: ir.Table, every: tuple[int, int] | None
+    m: Metering, c: ir.Table, tasks: ir.Table, every: tuple[int, int] | None
 ) -> Iterable[Mismatch]:
     """Can the trace reproduce the contracted statistic: slices, timestamp grain, percentiles."""
+    contract = m.contract
     if not contract.latency or every is None:
         return
     res = timestamp_resolution_us(c)
-    zone = contract.zone
     for term in contract.latency:
         o = term.objective
         values, unit = _term_values(contract, term, c, tasks)
@@ -565,9 +562,7 @@ def _reproducibility(
                 {"resolution_us": res, "threshold_ms": o.threshold},
             )
         needed = 100.0 / (100.0 - o.percentile)
-        wins = windows_for(
-            term.window, zone, every[0], every[1] + 1, anchor=contract.contract.effective.start
-        )
+        wins = m.windows(term.window)
         labelled = values.mutate(window=window_label_expr(values.ts_us, wins))
         counts = labelled.group_by("window").aggregate(n=labelled.count()).to_pyarrow().to_pylist()
         thin = sorted(
@@ -618,67 +613,42 @@ def _ranges(contract: Contract, c: ir.Table) -> tuple[Range, Range]:
     return every, in_scope_range
 
 
-def _local_days(contract: Contract, c: ir.Table) -> npt.NDArray[np.int64]:
-    """The distinct local dates (days since 1970-01-01 in the contract's zone) with calls.
-
-    Call starts are grouped into UTC quarter hours in the engine (every zone offset is a whole
-    number of quarter hours, so no quarter hour straddles a local midnight); only those few
-    buckets come back and are converted to local dates, vectorised.
-    """
-    x = c.filter(scoped(c, contract))
-    buckets = x.select(q=x.start_us // _QUARTER_HOUR).distinct().to_pyarrow()
-    q = np.asarray(buckets.column("q").to_numpy(zero_copy_only=False), dtype=np.int64)
-    if q.size == 0:
-        return np.empty(0, dtype=np.int64)
-    stamps = pd.to_datetime(q * _QUARTER_HOUR, unit="us", utc=True).tz_convert(contract.zone.key)
-    local_midnights = stamps.tz_localize(None).normalize()
-    days = (local_midnights - pd.Timestamp(0)) // pd.Timedelta(days=1)
-    return np.unique(np.asarray(days, dtype=np.int64))
-
-
-def _window_coverage(contract: Contract, c: ir.Table, rng: Range) -> Iterable[Mismatch]:
-    """Each contracted window the traces cover only in part, in the contract's time zone."""
-    if rng is None:
-        return
-    lo, hi = rng
+def _window_coverage(m: Metering) -> Iterable[Mismatch]:
+    """Each contracted window the calls cover only in part (``Metering.coverage``: the same rule
+    the verdicts' ``partial_window`` follows), in the contract's time zone."""
+    contract = m.contract
     users: dict[Window, list[str]] = {}
     for term in contract.latency:
         users.setdefault(term.window, []).append(term.id)
     if contract.availability is not None:
         users.setdefault(contract.availability.window, []).append("availability")
-    if not users:
-        return
     zone = contract.zone
-    days_with_calls = _local_days(contract, c)
-    epoch = dt.date(1970, 1, 1)
     for kind, who in users.items():
-        anchor = contract.contract.effective.start
-        for w in windows_for(kind, zone, lo, hi + 1, anchor=anchor):
-            first_day = (from_us(w.start_us, zone).date() - epoch).days
-            last_day = (from_us(w.end_us - 1, zone).date() - epoch).days
-            window_days = last_day - first_day + 1
-            with_calls = int(((days_with_calls >= first_day) & (days_with_calls <= last_day)).sum())
-            covered = w.covered_days(lo, hi)
-            if with_calls >= window_days and covered >= w.days - _COVER_SLACK_DAYS:
+        for w in m.windows(kind):
+            cov = m.coverage(w)
+            if not cov.partial:
                 continue
-            first, last = from_us(max(lo, w.start_us), zone), from_us(min(hi, w.end_us - 1), zone)
+            span = ""
+            if cov.first_us is not None and cov.last_us is not None:
+                first, last = from_us(cov.first_us, zone), from_us(cov.last_us, zone)
+                span = f", between {first:%Y-%m-%d %H:%M} and {last:%Y-%m-%d %H:%M}"
+            clipped = " The contract's effective period cuts this window." if w.clipped else ""
             yield Mismatch(
                 Code.WINDOW_COVERAGE,
                 Severity.MEDIUM,
                 ", ".join(who),
-                f"{w.label}: the traces cover {with_calls} of {window_days} days"
-                + ("" if with_calls < window_days else f" ({covered:.1f} days of time)"),
-                f"The {kind} window {w.label} ({w.zone}) has {window_days} days; in-scope calls "
-                f"fall on {with_calls} of them, between {first:%Y-%m-%d %H:%M} and "
-                f"{last:%Y-%m-%d %H:%M}. A verdict for this window covers part of it and says "
-                "so; it cannot settle the window.",
+                f"{w.label}: the traces cover {cov.days_with_calls} of {cov.days} days",
+                f"The {kind} window {w.label} ({w.zone}) has {cov.days} days; in-scope calls "
+                f"fall on {cov.days_with_calls} of them{span}.{clipped} A verdict for this "
+                "window covers part of it and says so; it cannot settle the window.",
                 {
                     "window": w.label,
                     "window_kind": str(kind),
                     "zone": w.zone,
-                    "days": window_days,
-                    "days_with_calls": with_calls,
-                    "covered_days": round(covered, 4),
+                    "days": cov.days,
+                    "days_with_calls": cov.days_with_calls,
+                    "edges_covered": cov.edges_covered,
+                    "clipped": cov.clipped,
                     "terms": who,
                 },
             )

@@ -64,6 +64,15 @@ class Coverage:
     def partial(self) -> bool:
         return self.clipped or self.days_with_calls < self.days or not self.edges_covered
 
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "days": self.days,
+            "days_with_calls": self.days_with_calls,
+            "edges_covered": self.edges_covered,
+            "clipped": self.clipped,
+            "partial": self.partial,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class EffectiveSpan:
@@ -229,8 +238,18 @@ class Metering:
         days = (local_midnights - pd.Timestamp(0)) // pd.Timedelta(days=1)
         return np.unique(np.asarray(days, dtype=np.int64))
 
+    @cached_property
+    def _coverage_cache(self) -> dict[tuple[int, int], Coverage]:
+        return {}
+
     def coverage(self, w: CalendarWindow) -> Coverage:
-        """How much of ``w`` the in-scope calls cover (see the module doc)."""
+        """How much of ``w`` the in-scope calls cover (see the module doc); computed once."""
+        key = (w.start_us, w.end_us)
+        if key not in self._coverage_cache:
+            self._coverage_cache[key] = self._coverage(w)
+        return self._coverage_cache[key]
+
+    def _coverage(self, w: CalendarWindow) -> Coverage:
         zone = self.contract.zone
         first_day = (from_us(w.start_us, zone).date() - _EPOCH).days
         last_day = (from_us(w.end_us - 1, zone).date() - _EPOCH).days
