@@ -29,6 +29,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check slacheck tests bench
 	$(BIN)/ruff format --check slacheck tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -385,14 +385,15 @@ def fields(
     """
     from slacheck.console import field_check_tables
     from slacheck.contract.load import load_contract
-    from slacheck.match.fields import check_fields, to_markdown
+    from slacheck.match.fields import check_fields
+    from slacheck.render.markdown import fields_markdown
 
     c = load_contract(contract)
     result = check_fields(c, _ingest(traces, trace_format, mapping, engine))
     if fmt is ReportFormat.json:
         sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
-        sys.stdout.write(to_markdown(result))
+        sys.stdout.write(fields_markdown(result))
     else:
         for table in field_check_tables(result):
             out.print(table)

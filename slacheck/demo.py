@@ -12,10 +12,9 @@ from slacheck.contract.load import load_contract_text
 from slacheck.contract.review import review
 from slacheck.evaluate import Evaluation, evaluate
 from slacheck.match.fields import FieldCheck, check_fields
-from slacheck.match.fields import to_markdown as fields_markdown
 from slacheck.render import jsonout
 from slacheck.render.junit import to_junit
-from slacheck.render.markdown import evaluation_markdown
+from slacheck.render.markdown import evaluation_markdown, fields_markdown
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
 

@@ -30,10 +30,10 @@ from slacheck.match.fields import (
     ItemStatus,
     check_fields,
     classify,
-    to_markdown,
 )
 from slacheck.match.mismatch import Code, Mismatch, find_mismatches
 from slacheck.metering.derive import calls, tasks
+from slacheck.render.markdown import fields_markdown
 from slacheck.trace import schema
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
@@ -314,7 +314,7 @@ def test_client_only_server_processing_is_partial_and_only_met_provable(
 
 def test_to_markdown_puts_schema_changes_first(checked: Callable[..., FieldCheck]) -> None:
     check = checked("ttft_ms")
-    md = to_markdown(check)
+    md = fields_markdown(check)
     lines = md.splitlines()
     assert lines[0] == "| # | item | numerator | denominator | ratio | criterion | status | fix |"
     assert len(lines) == 2 + 8

@@ -15,10 +15,10 @@ from typing import Any
 import ibis
 import ibis.expr.types as ir
 
-from slacheck.checks import check
-from slacheck.checks.ratelimit import under_limit_expr
+from slacheck.checks.registry import check
 from slacheck.contract.model import Availability, Credits
 from slacheck.metering.context import CheckContext, Losses
+from slacheck.metering.ratelimit import under_limit_expr
 from slacheck.metering.windowed import (
     as_count,
     by_window,

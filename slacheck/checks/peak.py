@@ -24,7 +24,7 @@ from typing import Any
 import ibis
 import ibis.expr.types as ir
 
-from slacheck.checks import check
+from slacheck.checks.registry import check
 from slacheck.contract.model import (
     Peak,
     Window,

@@ -23,10 +23,10 @@ from typing import Any
 import ibis
 import ibis.expr.types as ir
 
-from slacheck.checks import check
-from slacheck.contract.model import RateLimit, RateLimitBasis, TaskRateCount, Window
+from slacheck.checks.registry import check
+from slacheck.contract.model import RateLimit, RateLimitBasis, Window
 from slacheck.metering.context import CheckContext
-from slacheck.metering.derive import scoped
+from slacheck.metering.ratelimit import bucket_amounts, period_us, under_limit_expr
 from slacheck.metering.windowed import (
     as_count,
     by_window,
@@ -43,67 +43,6 @@ _UNIT = {
     RateLimitBasis.PER_TASK: "tasks",
     RateLimitBasis.PER_TOKEN: "tokens",
 }
-
-
-def period_us(rl: RateLimit) -> int:
-    return rl.period.seconds * 1_000_000
-
-
-def bucket_expr(ts_us: ir.IntegerValue, rl: RateLimit) -> ir.IntegerValue:
-    """The UTC-aligned bucket of the contract's period that a timestamp falls in."""
-    return ts_us // period_us(rl)
-
-
-def _scoped(ctx: CheckContext) -> ir.Table:
-    c = ctx.calls
-    return c.filter(scoped(c, ctx.contract))
-
-
-def bucket_amounts(ctx: CheckContext, rl: RateLimit) -> ir.Table:
-    """Per bucket with traffic: ``bucket``, ``amount`` on the basis, ``unknown`` (calls whose
-    tokens are missing; always 0 unless per_token)."""
-    c = _scoped(ctx)
-    if rl.basis is RateLimitBasis.PER_TASK:
-        t = ctx.tasks
-        t = t.filter(t.task_id.isin(c.task_id))
-        first = bucket_expr(t.start_us, rl)
-        if ctx.contract.readings.per_task_rate_counts is TaskRateCount.ACTIVE:
-            # a task counts in every period from the one it starts in to the one it ends in
-            last = bucket_expr(ibis.coalesce(t.last_end_us, t.start_us), rl)
-            b = t.mutate(bucket=ibis.range(first, last + 1).unnest())
-        else:
-            b = t.mutate(bucket=first)
-        return b.group_by("bucket").aggregate(amount=b.count(), unknown=ibis.literal(0))
-    b = c.mutate(bucket=bucket_expr(c.start_us, rl))
-    if rl.basis is RateLimitBasis.PER_REQUEST:
-        return b.group_by("bucket").aggregate(amount=b.count(), unknown=ibis.literal(0))
-    tokens = b.input_tokens.fill_null(0) + b.output_tokens.fill_null(0)
-    missing = (b.status == "ok").fill_null(True) & (
-        b.input_tokens.isnull() | b.output_tokens.isnull()
-    )
-    return b.group_by("bucket").aggregate(amount=tokens.sum(), unknown=missing.sum())
-
-
-def under_limit_expr(ctx: CheckContext, calls: ir.Table) -> ir.BooleanValue:
-    """Per call of ``calls``: its bucket's count was within the contracted limit.
-
-    Null when that cannot be decided (per_token with answered calls lacking token counts).
-    Always True when the contract has no rate limit: every throttled call was then under it.
-    Counts come from all in-scope calls, whatever ``calls`` was filtered to, so a bucket that
-    straddles a month edge is counted whole.
-    """
-    rl = ctx.contract.rate_limit
-    if rl is None:
-        return ibis.literal(True)
-    g = bucket_amounts(ctx, rl)
-    b = bucket_expr(calls.start_us, rl)
-    over = g.filter(g.amount > rl.limit).bucket
-    undecided = g.filter((g.amount <= rl.limit) & (g.unknown > 0)).bucket
-    return ibis.cases(
-        (b.isin(over), ibis.literal(False)),
-        (b.isin(undecided), ibis.null().cast("boolean")),
-        else_=ibis.literal(True),
-    )
 
 
 def _criterion(rl: RateLimit) -> str:
@@ -283,4 +222,4 @@ def rate_limit(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = ["bucket_amounts", "bucket_expr", "period_us", "rate_limit", "under_limit_expr"]
+__all__ = ["rate_limit"]

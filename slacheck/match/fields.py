@@ -49,7 +49,6 @@ __all__ = [
     "ItemStatus",
     "check_fields",
     "classify",
-    "to_markdown",
 ]
 
 _MIN = 60_000_000
@@ -696,40 +695,3 @@ def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
         "cannot be observed in these traces",
         details=({"peak": base}, *details),
     )
-
-
-def _cell(text: object) -> str:
-    # the one escaping of a Markdown cell (HTML, links, code, cell breaks)
-    from slacheck.render.format import md_cell
-
-    return str(md_cell(text))
-
-
-def to_markdown(check: FieldCheck) -> str:
-    """The eight items as a Markdown table: gaps needing a schema change first, then the rest."""
-    first = [i for i in check.items if i.needs_schema_change]
-    rest = [i for i in check.items if not i.needs_schema_change]
-    lines = [
-        "| # | item | numerator | denominator | ratio | criterion | status | fix |",
-        "|---|---|---:|---:|---:|---|---|---|",
-    ]
-    for i in (*first, *rest):
-        ratio = "—" if i.ratio is None else f"{i.ratio * 100:.1f} %"
-        lines.append(
-            "| "
-            + " | ".join(
-                _cell(v)
-                for v in (
-                    i.item,
-                    i.name,
-                    i.numerator,
-                    i.denominator,
-                    ratio,
-                    i.criterion,
-                    str(i.status).replace("_", " "),
-                    i.fix or "—",
-                )
-            )
-            + " |"
-        )
-    return "\n".join(lines) + "\n"

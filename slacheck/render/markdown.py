@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from slacheck.evaluate import Evaluation
+from slacheck.match.fields import FieldCheck
 from slacheck.render.format import md_cell, md_text
 
 
@@ -47,3 +48,27 @@ def evaluation_markdown(evaluation: Evaluation) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def fields_markdown(check: FieldCheck) -> str:
+    """The eight items as a Markdown table: gaps needing a schema change first, then the rest."""
+    first = [i for i in check.items if i.needs_schema_change]
+    rest = [i for i in check.items if not i.needs_schema_change]
+    lines = [
+        "| # | item | numerator | denominator | ratio | criterion | status | fix |",
+        "|---|---|---:|---:|---:|---|---|---|",
+    ]
+    for i in (*first, *rest):
+        ratio = "—" if i.ratio is None else f"{i.ratio * 100:.1f} %"
+        cells = (
+            i.item,
+            i.name,
+            i.numerator,
+            i.denominator,
+            ratio,
+            i.criterion,
+            str(i.status).replace("_", " "),
+            i.fix or "—",
+        )
+        lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""The metering model: the contract read against the spans once, for every consumer."""
