@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from slacheck.contract.load import load_contract_text
@@ -362,3 +362,87 @@ availability: {target_percent: 99.0}
     }
     av = terms["availability", "2026-07"]
     assert (av["observed"], av["gap"], av["exact"]) == (100.0, 1.0, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# properties: the field check and the checks read the same calls
+
+
+@settings(
+    max_examples=5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    phases=[Phase.explicit, Phase.generate],  # each example ingests and evaluates: no shrinking
+)
+@given(
+    zone=st.sampled_from(["UTC", "Asia/Shanghai", "America/New_York", "Australia/Adelaide"]),
+    start_day=st.integers(min_value=1, max_value=28),
+    end_day=st.none() | st.integers(min_value=1, max_value=28),
+    upper=st.booleans(),
+    drop_status=st.booleans(),
+    percent=st.sampled_from([1.0, 5.0, 20.0]),
+    seed=st.integers(min_value=0, max_value=1000),
+)
+def test_field_check_counts_equal_the_checks(
+    tmp_path_factory: pytest.TempPathFactory,
+    zone: str,
+    start_day: int,
+    end_day: int | None,
+    upper: bool,
+    drop_status: bool,
+    percent: float,
+    seed: int,
+) -> None:
+    from slacheck.trace.generate import TrafficProfile, generate
+
+    table = generate(
+        TrafficProfile(tasks=40, days=45, seed=seed, start=dt.datetime(2026, 6, 20, tzinfo=dt.UTC))
+    )
+    if upper:  # the traces spell regions in another case than the contract
+        i = table.schema.get_field_index("region")
+        table = table.set_column(i, "region", pa.compute.utf8_upper(table.column("region")))
+    if drop_status:  # OpenTelemetry leaves a successful span's status unset
+        i = table.schema.get_field_index("status")
+        ok = pa.compute.equal(table.column("status"), "ok")
+        table = table.set_column(
+            i,
+            "status",
+            pa.compute.if_else(ok, pa.scalar(None, pa.string()), table.column("status")),
+        )
+    path = tmp_path_factory.mktemp("agree") / "t.parquet"
+    pq.write_table(table, path)
+    t = ingest([path])
+    end = f"2026-08-{end_day:02d}" if end_day is not None else ""
+    c = contract(
+        f"""regions:
+  primary: [{{name: cn-shanghai, jurisdiction: {{country: CN}}}}]
+  failover: [{{name: cn-beijing, jurisdiction: {{country: CN}}}}]
+peak:
+  definition: {{kind: busiest_minutes, percent: {percent}}}
+  degradation: {{queue: {{max_wait_ms: 1000}}}}
+latency:
+  - {{id: L, measurement_point: full_response,
+     objective: {{kind: occurrence, percentile: 95, threshold: 5000}}}}
+""",
+        start=f"2026-07-{start_day:02d}",
+        end=end,
+        zone=zone,
+    )
+    m = Metering(c, t)
+    ev = evaluate(c, t)
+    fields = check_fields(c, t, m)
+    results = [r for r in ev.results]
+
+    # item 6 and the regions check: every in-scope call with a region, in every window
+    regions = [r for r in results if r.term_id == "regions"]
+    (d6,) = fields.item(6).details
+    assert sum(r.good for r in regions) == d6["in_primary"] + d6["in_failover"]
+    assert sum(r.total - r.good for r in regions) == d6["outside"]
+    # item 7 and the peak check: the same peak minutes
+    peaks = [r for r in results if r.term_id == "peak"]
+    d7 = fields.item(7).details[0]["peak"]
+    assert sum(r.details.get("peak_minutes", 0) for r in peaks) == d7["peak_minutes"]
+    # item 5 and the latency check: answered in-scope calls measured, a missing status included
+    latency = [r for r in results if r.term_id == "L"]
+    item5 = fields.item(5)
+    assert sum(r.total for r in latency) == item5.denominator

@@ -280,13 +280,14 @@ def check_fields(
     with the checks); else one is made here. Every count reads its calls and peak minutes.
     """
     m = metering if metering is not None else Metering(contract, traces)
-    c = m.calls
-    t = m.tasks.cache()
+    # what the contract meters: calls and tasks inside its effective period, as the checks read
+    c = m.calls.filter(m.in_effect(m.calls.start_us))
+    t = m.tasks.filter(m.in_effect(m.tasks.start_us)).cache()
     coverage = term_coverage(contract, c, t)
     steps = _step_items(contract, c)
     unordered = (
         *steps[:2],
-        _tool_item(traces),
+        _tool_item(m),
         *_task_items(contract, traces, c, t),
         _point_item(contract, coverage),
         steps[2],
@@ -398,9 +399,10 @@ def _outside_regions(c: ir.Table, sc: ir.BooleanValue, allowed: list[str]) -> di
     return {str(row["region"]): int(row["n"]) for row in top.to_pyarrow().to_pylist()}
 
 
-def _tool_item(traces: Traces) -> FieldItem:
-    """Item 3: tool spans with a duration."""
-    s = traces.spans
+def _tool_item(m: Metering) -> FieldItem:
+    """Item 3: tool spans (in the effective period) with a duration."""
+    s = m.traces.spans
+    s = s.filter(m.in_effect(s.start_us))
     tool = s.kind == "tool"
     r = _row(s, n=tool.sum(), rec=(tool & s.duration_ms.notnull()).sum())
     return _item(
