@@ -56,7 +56,7 @@ def _kind(mode: int) -> str:
 
 def _os_problem(path: Path, exc: OSError, what: str) -> Problem:
     if exc.errno == errno.ENOENT:
-        return Problem(str(path), "no such file", Reason.FILE_NOT_FOUND, fix="check the path")
+        return Problem(str(path), f"no such {what}", Reason.FILE_NOT_FOUND, fix="check the path")
     if exc.errno == errno.ELOOP:
         return Problem(
             str(path), "a symbolic link loop", Reason.NOT_A_FILE, fix="point the link at a file"

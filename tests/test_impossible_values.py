@@ -94,42 +94,54 @@ _WITHIN = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True, width=64),
     st.floats(min_value=0, max_value=2000),
 )
+_ROW = st.fixed_dictionaries(
+    {
+        "duration_ms": st.integers(min_value=0, max_value=2000),
+        **{name: _WITHIN for name in schema.WITHIN_SPAN_MS},
+    }
+)
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    duration_ms=st.integers(min_value=0, max_value=2000),
-    values=st.fixed_dictionaries({name: _WITHIN for name in schema.WITHIN_SPAN_MS}),
-)
+@given(specs=st.lists(_ROW, min_size=1, max_size=25))
 def test_a_row_is_used_only_when_every_within_span_value_is_possible(
-    tmp_path_factory: pytest.TempPathFactory, duration_ms: int, values: dict[str, float | None]
+    tmp_path_factory: pytest.TempPathFactory, specs: list[dict[str, Any]]
 ) -> None:
-    row: dict[str, Any] = {name: None for name in schema.COLUMN_NAMES}
-    row.update(
-        task_id="t",
-        span_id="s",
-        kind="llm",
-        start_us=T0,
-        end_us=T0 + duration_ms * 1000,
-        duration_ms=float(duration_ms),
-        source_file="x",
-        source_ref="row 1",
-        **values,
-    )
-    path = tmp_path_factory.mktemp("p") / "one.parquet"
-    pq.write_table(schema.conform(pa.Table.from_pylist([row], schema=schema.ARROW_SCHEMA)), path)
-    q = ingest([path]).quality
+    rows = []
+    for n, spec in enumerate(specs):
+        row: dict[str, Any] = {name: None for name in schema.COLUMN_NAMES}
+        duration = spec["duration_ms"]
+        row.update(
+            task_id=f"t{n}",
+            span_id="s",
+            kind="llm",
+            start_us=T0,
+            end_us=T0 + duration * 1000,
+            duration_ms=float(duration),
+            source_file="x",
+            source_ref=f"row {n + 1}",
+            **{k: v for k, v in spec.items() if k != "duration_ms"},
+        )
+        rows.append(row)
+    path = tmp_path_factory.mktemp("p") / "rows.parquet"
+    pq.write_table(schema.conform(pa.Table.from_pylist(rows, schema=schema.ARROW_SCHEMA)), path)
+    traces = ingest([path])
 
-    def possible(v: float | None) -> bool:
-        return v is None or (math.isfinite(v) and 0 <= v <= duration_ms + 1.0)
+    def possible(v: float | None, duration: int) -> bool:
+        return v is None or (math.isfinite(v) and 0 <= v <= duration + 1.0)
 
-    first_bad = next((n for n in schema.WITHIN_SPAN_MS if not possible(values[n])), None)
-    if first_bad is None:
-        assert (q.rows_used, q.set_aside) == (1, {})
-    else:
-        assert (q.rows_used, q.set_aside) == (0, {f"impossible_value:{first_bad}": 1})
+    want: dict[str, str | None] = {}
+    for n, spec in enumerate(specs):
+        bad = [k for k in schema.WITHIN_SPAN_MS if not possible(spec[k], spec["duration_ms"])]
+        want[f"row {n + 1}"] = f"impossible_value:{bad[0]}" if bad else None
+    aside = traces.set_aside_rows.select("source_ref", "_reason").execute()
+    got: dict[str, str | None] = {ref: None for ref in want}
+    got.update(dict(zip(aside["source_ref"], aside["_reason"], strict=True)))
+    assert got == want
+    q = traces.quality
+    assert q.rows_read == len(specs) == q.rows_used + q.rows_set_aside
 
 
 def test_json_output_has_no_nan_or_infinity() -> None:

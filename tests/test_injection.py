@@ -98,7 +98,7 @@ def hostile_contract() -> tuple[Contract, int]:
 def hostile_traces(tmp_path_factory: pytest.TempPathFactory) -> Any:
     table = generate(
         TrafficProfile(
-            tasks=60, days=10, seed=3, start=dt.datetime(2026, 7, 25, tzinfo=dt.UTC), malformed=2
+            tasks=20, days=10, seed=3, start=dt.datetime(2026, 7, 25, tzinfo=dt.UTC), malformed=2
         )
     )
     suffix = pa.scalar(PAYLOAD.format(n="trace"))

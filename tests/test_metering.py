@@ -97,7 +97,10 @@ def test_region_case_does_not_change_the_reading(tmp_path: Path) -> None:
 
 
 @settings(
-    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    phases=[Phase.explicit, Phase.generate],
 )
 @given(
     spellings=st.lists(
