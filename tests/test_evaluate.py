@@ -122,6 +122,23 @@ def test_spark_gives_the_same_verdicts(generated_parquet: Path, spark_backend: o
         ]
 
     assert key(spark) == key(duck)
+    # the metering readings, an effective period cut mid-window, a time zone with DST: the
+    # same figures to the last field on both engines
+    text = STRONG.read_text(encoding="utf-8")
+    text = text.replace(
+        "effective: {start: 2026-07-01, end: 2027-06-30}", "effective: {start: 2026-07-02}"
+    ).replace("time_zone: Asia/Shanghai", "time_zone: America/New_York")
+    text += """
+readings:
+  per_task_rate_counts: active
+  at_the_limit: beyond
+  model_scope: either
+"""
+    variant = load_contract_text(text)
+    duck_v = evaluate(variant, ingest([generated_parquet])).to_dict()
+    spark_v = evaluate(variant, ingest([generated_parquet], backend=spark_backend)).to_dict()  # type: ignore[arg-type]
+    assert spark_v["terms"] == duck_v["terms"]
+    assert spark_v["effective"] == duck_v["effective"]
 
 
 def test_lenient_contract_in_python_api(generated_parquet: Path) -> None:
