@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -154,6 +155,7 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
     )
     fmt = Formatter(lang, ZoneInfo(zone))
     env.filters.update(fmt.filters())
+    env.filters["breakable"] = breakable if family == "html" else str
     env.globals.update(
         L=LABELS[lang],
         lang=lang,
@@ -163,6 +165,28 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
         version=__version__,
     )
     return env
+
+
+_RUN = re.compile(r"[0-9A-Fa-f]{9,}")
+_JOINT = re.compile(r"(?<=[-_/:.])")
+
+
+def breakable(value: Any) -> Markup:
+    """An id or hash as HTML that may break only where marked: ``<wbr>`` every 8 characters
+    of a long run of hex digits (a hash or a task id) and after ``- _ / : .``.
+    Nowhere else — the stylesheet forbids breaks inside words, so a hash never splits at an
+    arbitrary digit."""
+    text = str(value)
+    pieces: list[str] = []
+    for part in _JOINT.split(text):
+        pieces.append(
+            _RUN.sub(
+                lambda m: "\x00".join(m.group(0)[i : i + 8] for i in range(0, len(m.group(0)), 8)),
+                part,
+            )
+        )
+    escaped = str(Markup.escape("\x00".join(pieces)))
+    return Markup(escaped.replace("\x00", "<wbr>"))
 
 
 def _css() -> Markup:
