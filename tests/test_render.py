@@ -214,7 +214,7 @@ def test_chart_is_deterministic_and_inline() -> None:
         "ms",
         95.0,
         "full_response",
-        False,
+        None,
         (("2026-07", 1800.0),),
     )
     a, b = charts.latency_distribution(d, fmt), charts.latency_distribution(d, fmt)
@@ -531,7 +531,7 @@ def test_chart_text_from_the_contract_is_escaped_not_parsed() -> None:
         "ms",
         95.0,
         "full_response",
-        False,
+        None,
         (("2026-07", 2000.0),),
     )
     for svg in (

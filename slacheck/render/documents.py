@@ -52,6 +52,7 @@ __all__ = [
     "ReportInputs",
     "environment",
     "format_for",
+    "monthly_points",
     "prepare_accept",
     "prepare_report",
     "register_format",
@@ -539,6 +540,9 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
             if r.term_id == term.id and r.observed is not None and r.measured_at == point.name
         )
         tps = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
+        if not isinstance(obj, OccurrenceObjective):
+            # a time-slice term reports the share of slices passing, not a speed: no marker
+            monthly = ()
         out.append(
             charts.Distribution(
                 term_id=term.id,
@@ -548,8 +552,11 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
                 unit="tokens/s" if tps else "ms",
                 percentile=obj.percentile if isinstance(obj, OccurrenceObjective) else None,
                 measured_at=point.name,
-                upper_bound=use_fallback and point.bound is not None,
+                bound=str(point.bound) if use_fallback and point.bound is not None else None,
                 monthly=monthly,
+                unit_word="tasks"
+                if term.measurement_point is MeasurementPoint.TASK_END_TO_END
+                else "calls",
             )
         )
     return tuple(out)
@@ -669,19 +676,32 @@ def render_prepared_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -
     return _render("report", language, fmt, context)
 
 
+def monthly_points(contract: Contract, results: Sequence[TermResult]) -> list[charts.MonthlyPoint]:
+    """The monthly chart's figures: each latency term-window's observed figure (as the JSON
+    reports it) against what its criterion compares it with."""
+    terms = {t.id: t for t in contract.latency}
+    out: list[charts.MonthlyPoint] = []
+    for r in results:
+        term = terms.get(r.term_id)
+        if term is None:
+            continue
+        obj = term.objective
+        if isinstance(obj, OccurrenceObjective):
+            target, at_most = obj.threshold, obj.direction is Direction.AT_MOST
+        else:  # time slices: the share of slices passing against the share required
+            target, at_most = obj.slices_passing_percent, False
+        out.append(
+            charts.MonthlyPoint(r.term_id, r.window, str(r.verdict), r.observed, target, at_most)
+        )
+    return out
+
+
 def _charts(
     inputs: ReportInputs, results: Sequence[TermResult], windows: Sequence[str], lang: Lang
 ) -> dict[str, Any]:
     contract = inputs.contract
     fmt = Formatter(lang, contract.zone)
-    terms = {t.id: t for t in contract.latency}
-    monthly = [
-        charts.MonthlyPoint(
-            r.term_id, r.window, str(r.verdict), r.observed, terms[r.term_id].objective.threshold
-        )
-        for r in results
-        if r.term_id in terms
-    ]
+    monthly = monthly_points(contract, results)
     peak = [
         charts.PeakPoint(
             r.window,
