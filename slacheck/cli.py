@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import os
 import sys
@@ -339,7 +340,6 @@ def generate(
     ] = 0,
 ) -> None:
     """Write realistic synthetic agent traffic (for demos, tests and benchmarks)."""
-    import datetime as dt
 
     from slacheck.trace.generate import TrafficProfile, write
     from slacheck.trace.generate import generate as make
@@ -546,19 +546,50 @@ def report(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    issued: Annotated[
+        str | None,
+        typer.Option(
+            "--issued",
+            help="Issue date YYYY-MM-DD (claim status is stated as of it); default today in "
+            "the contract's time zone.",
+        ),
+    ] = None,
 ) -> None:
-    """Quarterly compliance report: verdicts per term and month, charts, credits, evidence."""
+    """Quarterly compliance report: verdicts per term and month, charts, credits, evidence.
+
+    Writes the evidence appendix (every failing or excluded call, CSV) beside the report."""
     from slacheck.contract.load import load_contract
-    from slacheck.render.documents import format_for, render_report
+    from slacheck.render.documents import (
+        evidence_path,
+        format_for,
+        prepare_report,
+        render_prepared_report,
+    )
 
     kind = format_for(output, fmt)
+    issue_date = _issue_date(issued)
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine)
     with err.status("checking and rendering…"):
-        data = render_report(c, loaded, period=period, lang=lang.value, fmt=kind)
+        prepared = prepare_report(
+            c, loaded, period=period, contract_file=contract, issued=issue_date
+        )
+        data = render_prepared_report(prepared, lang=lang.value, fmt=kind)
+    csv_path = evidence_path(output, prepared)
+    check_target(csv_path, inputs)
     _write_document(output, data, inputs)
+    _write_document(csv_path, prepared.evidence.data, inputs)
+
+
+def _issue_date(text: str | None) -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(f"--issued {text!r} is not a date; write it as YYYY-MM-DD") from None
 
 
 @app.command()

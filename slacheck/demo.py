@@ -36,6 +36,7 @@ def run_demo(
     tasks: int = 4000,
     days: int = 31,
     seed: int = 1,
+    issued: dt.date | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> DemoResult:
     """Generate traffic, check the demo contract, and write every document in en and zh."""
@@ -43,6 +44,7 @@ def run_demo(
     from slacheck.budget import to_markdown as budget_markdown
     from slacheck.render.documents import (
         DocFormat,
+        evidence_name,
         prepare_accept,
         prepare_report,
         render_draft,
@@ -95,7 +97,10 @@ def run_demo(
 
     progress("preparing documents")
     contract_file = out / "contract.yaml"
-    report_inputs = prepare_report(contract, traces, period=QUARTER, contract_file=contract_file)
+    report_inputs = prepare_report(
+        contract, traces, period=QUARTER, contract_file=contract_file, issued=issued
+    )
+    save(evidence_name(contract, QUARTER), report_inputs.evidence.data)
     accept_inputs = prepare_accept(contract, traces, contract_file=contract_file)
     for lang in ("en", "zh"):
         progress(f"documents ({lang})")

@@ -79,7 +79,9 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> Traces:
 
 @pytest.fixture(scope="session")
 def report_inputs(contract: Contract, traces: Traces) -> ReportInputs:
-    return prepare_report(contract, traces, period=PERIOD, contract_file=CONTRACT)
+    return prepare_report(
+        contract, traces, period=PERIOD, contract_file=CONTRACT, issued=dt.date(2026, 8, 20)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -152,7 +154,7 @@ def test_report_has_every_section(render: Render) -> None:
     # one chart per latency term, the breakdown, the monthly chart, peak vs off-peak
     assert len(_SVG.findall(html)) == 3 + 3
     zh = render("report", "zh", DocFormat.HTML).decode()
-    assert "计量点" in zh and "违约" in zh and "无数据" in zh
+    assert "计量点" in zh and "未达标" in zh and "无数据" in zh
     # the data-quality table names the file, not the temporary folder it was read from
     md = render("report", "en", DocFormat.MD).decode()
     assert "traffic.parquet: row" in md
@@ -214,7 +216,7 @@ def test_chart_is_deterministic_and_inline() -> None:
         "ms",
         95.0,
         "full_response",
-        False,
+        None,
         (("2026-07", 1800.0),),
     )
     a, b = charts.latency_distribution(d, fmt), charts.latency_distribution(d, fmt)
@@ -258,7 +260,7 @@ def test_formatter() -> None:
     assert en.datetime("2026-07-01T00:00:00Z") == "2026-07-01 08:00 (UTC+08:00)"
     assert [
         zh.verdict(v) for v in ("met", "breached", "indeterminate", "not_measurable", "no_data")
-    ] == ["达标", "违约", "无法判定", "无法计量", "无数据"]
+    ] == ["达标", "未达标", "无法判定", "无法计量", "无数据"]
     assert en.window("2026-07") == "July 2026" and zh.window("2026-Q3") == "2026年第三季度"
     assert zh.point("time_to_first_token").startswith("首 Token")
     assert "first content chunk" in en.point_definition("time_to_first_token")
@@ -304,7 +306,7 @@ def test_pdf_report(render: Render, lang: str, tmp_path: Path) -> None:
         assert "L1-task-p95" in text and "breached" in text and "Page 1 of" in text
     else:
         assert re.search(r"条款\s+类别\s+2026年7月\s+2026年8月\s+2026年9月", text)
-        assert "计量点" in text and ("违约" in text or "达标" in text)
+        assert "计量点" in text and ("未达标" in text or "达标" in text)
         assert "第 1 页" in text
     fonts = _pdffonts(pdf, tmp_path)
     cjk = [f for f in fonts if "CJK" in f]
@@ -531,7 +533,7 @@ def test_chart_text_from_the_contract_is_escaped_not_parsed() -> None:
         "ms",
         95.0,
         "full_response",
-        False,
+        None,
         (("2026-07", 2000.0),),
     )
     for svg in (

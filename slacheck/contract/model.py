@@ -529,6 +529,16 @@ class Credits(_Model):
         return self
 
 
+class Fees(_Model):
+    """The fee a service credit is a share of, so credits can be stated in money."""
+
+    monthly: float = Field(gt=0, le=1e12, description="Fee for one month of service.")
+    currency: str = Field(
+        pattern=r"^[A-Z]{3}$",
+        description="ISO 4217 currency code of the fee, e.g. `CNY`, `USD`, `EUR`.",
+    )
+
+
 class MaintenanceWindow(_Model):
     """Either one interval (`start`, `end`) or a weekly recurrence (`weekly`)."""
 
@@ -653,6 +663,9 @@ class Contract(_Model):
     rate_limit: RateLimit | None = Field(default=None, description="Rate-limit basis.")
     availability: Availability | None = Field(default=None, description="Availability target.")
     credits: Credits | None = Field(default=None, description="Service-credit tiers.")
+    fees: Fees | None = Field(
+        default=None, description="Monthly fee, so credits are stated in money."
+    )
     exclusions: Exclusions = Field(
         default_factory=Exclusions, description="What does not count against the vendor."
     )

@@ -74,17 +74,32 @@ class Distribution:
     unit: str  # "ms" or "tokens/s"
     percentile: float | None  # the occurrence objective's percentile, if any
     measured_at: str  # the point the values were read at
-    upper_bound: bool  # a later point stands in for the contracted one
+    #: "upper" (a later point stands in: values ≥ the contracted ones), "lower" (whole-request
+    #: speed stands in for generation speed: values ≤ the contracted ones), or None
+    bound: str | None
     monthly: tuple[tuple[str, float], ...]  # (window, observed) as the check reported them
+    unit_word: str = "calls"  # what one value is: "calls" or "tasks"
 
 
 @dataclass(frozen=True, slots=True)
 class MonthlyPoint:
+    """One term-window as the check reported it, against the figure its criterion compares
+    ``observed`` with: the latency threshold for an occurrence term, the share of slices that
+    must pass (``slices_passing_percent``) for a time-slice term."""
+
     term_id: str
     window: str
     verdict: str
     observed: float | None
-    threshold: float
+    target: float
+    at_most: bool = True  # the observed figure must stay at or below the target
+
+    @property
+    def share(self) -> float | None:
+        """``observed`` as a percentage of ``target``: the bar's height."""
+        if self.observed is None or self.target == 0:
+            return None
+        return 100.0 * self.observed / self.target
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,9 +250,14 @@ def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
         ax.set_xlim(lo, hi)
         n = fmt.count(values.size)
         unit_word = "个" if zh else ""
-        bound = ("（上界替代值）" if zh else " (upper bound)") if d.upper_bound else ""
-        ax.set_xlabel(f"{fmt.point(d.measured_at)}{bound}")
-        ax.set_ylabel(f"{'数量' if zh else 'count'} (n = {n}{unit_word})")
+        bound = {
+            "upper": "（上界替代值）" if zh else " (upper bound)",
+            "lower": "（下界替代值）" if zh else " (lower bound)",
+        }.get(d.bound or "", "")
+        unit = "" if d.unit == "ms" else f" ({d.unit})"
+        ax.set_xlabel(f"{fmt.point(d.measured_at)}{bound}{unit}")
+        what = ("任务数" if d.unit_word == "tasks" else "调用数") if zh else d.unit_word
+        ax.set_ylabel(f"{what} (n = {n}{unit_word})")
         ax.grid(axis="y", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         return _svg(fig, label)
@@ -269,7 +289,7 @@ def time_breakdown(parts: Sequence[tuple[str, float, float]], fmt: Formatter) ->
         ax.set_xlim(0, right)
         for yi, (_, ms, share) in zip(y, shown, strict=True):
             ax.text(ms + right * 0.01, yi, f"{fmt.duration(ms)} ({fmt.ratio(share)})", va="center")
-        ax.set_xlabel("每任务平均时间" if zh else "mean time per task")
+        ax.set_xlabel("每任务平均时间（毫秒/秒）" if zh else "mean time per task (ms / s)")
         ax.grid(axis="x", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         ax.tick_params(axis="y", length=0)
@@ -304,7 +324,9 @@ def monthly_compliance(
                 if p is None or p.observed is None:
                     ax.text(x, 2, "—", ha="center", va="bottom", color="#57606a", fontsize=8)
                     continue
-                share = 100.0 * p.observed / p.threshold
+                share = p.share
+                if share is None:
+                    continue
                 tallest = max(tallest, share)
                 faded = p.verdict in ("no_data", "indeterminate", "not_measurable")
                 seen[p.verdict] = None
@@ -324,11 +346,14 @@ def monthly_compliance(
         ax.set_xlim(-0.5, len(windows) - 0.5)
         ax.set_ylim(0, math.ceil(tallest * 1.15 / 10) * 10)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:.0f}%"))
-        ax.set_ylabel("实测值 ÷ 阈值" if zh else "observed ÷ threshold")
+        ax.set_ylabel("实测值 ÷ 阈值（%）" if zh else "observed ÷ threshold (%)")
+        ax.set_xlabel("自然月" if zh else "calendar month")
         ax.grid(axis="y", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         # the key: bar numbers → term ids, then the verdict colours that appear
-        key = [f"{i + 1}  {_fit(term)}" for i, term in enumerate(terms)]
+        # each term says which side of 100 % passes: ≤ for a cap, ≥ for a floor
+        sides = {p.term_id: "≤" if p.at_most else "≥" for p in points}
+        key = [f"{i + 1}  {_fit(term)} ({sides[term]} 100%)" for i, term in enumerate(terms)]
         key += [f"■ {fmt.verdict(v)}" for v in VERDICT_COLOURS if v in seen]
         colours = [_INK] * len(terms) + [VERDICT_COLOURS[v] for v in VERDICT_COLOURS if v in seen]
         for i, (text, colour) in enumerate(zip(key, colours, strict=True)):
@@ -384,7 +409,8 @@ def peak_vs_off_peak(points: Sequence[PeakPoint], fmt: Formatter) -> Markup:
         ax.yaxis.set_major_formatter(_axis_ms(fmt))
         ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
         ax.set_ylim(0, top * 1.2)
-        ax.set_ylabel("p95")
+        ax.set_ylabel("p95 完整响应时间" if zh else "p95 full response time")
+        ax.set_xlabel("自然月" if zh else "calendar month")
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
         ax.grid(axis="y", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)

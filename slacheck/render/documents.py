@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -34,7 +36,7 @@ from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
 from slacheck.render import charts
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
-from slacheck.trace.ingest import Quality, SourceFile, Traces, sha256_of
+from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.verdict import TermResult
 
 if TYPE_CHECKING:
@@ -47,10 +49,14 @@ __all__ = [
     "FORMATS",
     "AcceptInputs",
     "DocFormat",
+    "EvidenceFile",
     "Renderer",
     "ReportInputs",
     "environment",
+    "evidence_name",
+    "evidence_path",
     "format_for",
+    "monthly_points",
     "prepare_accept",
     "prepare_report",
     "register_format",
@@ -154,6 +160,8 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
     )
     fmt = Formatter(lang, ZoneInfo(zone))
     env.filters.update(fmt.filters())
+    env.filters["breakable"] = breakable if family == "html" else str
+    env.filters["money"] = money
     env.globals.update(
         L=LABELS[lang],
         lang=lang,
@@ -163,6 +171,28 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
         version=__version__,
     )
     return env
+
+
+_RUN = re.compile(r"[0-9A-Fa-f]{9,}")
+_JOINT = re.compile(r"(?<=[-_/:.])")
+
+
+def breakable(value: Any) -> Markup:
+    """An id or hash as HTML that may break only where marked: ``<wbr>`` every 8 characters
+    of a long run of hex digits (a hash or a task id) and after ``- _ / : .``.
+    Nowhere else — the stylesheet forbids breaks inside words, so a hash never splits at an
+    arbitrary digit."""
+    text = str(value)
+    pieces: list[str] = []
+    for part in _JOINT.split(text):
+        pieces.append(
+            _RUN.sub(
+                lambda m: "\x00".join(m.group(0)[i : i + 8] for i in range(0, len(m.group(0)), 8)),
+                part,
+            )
+        )
+    escaped = str(Markup.escape("\x00".join(pieces)))
+    return Markup(escaped.replace("\x00", "<wbr>"))
 
 
 def _css() -> Markup:
@@ -206,12 +236,13 @@ class Input:
 def _inputs(
     contract: Contract, contract_file: Path | None, sources: Sequence[SourceFile]
 ) -> tuple[Input, ...]:
-    first = (
-        Input(contract_file.name, "contract (YAML)", None, sha256_of(contract_file))
-        if contract_file is not None
-        else Input(
-            contract.contract.id, "contract (canonical JSON)", None, contract_sha256(contract)
-        )
+    # one contract hash in every document: the canonical one (see ``contract_sha256``), so the
+    # same contract gives the same hash however its YAML is laid out
+    first = Input(
+        contract_file.name if contract_file is not None else contract.contract.id,
+        "contract",
+        None,
+        contract_sha256(contract),
     )
     traces = sorted(
         (Input(Path(s.path).name, s.format, s.rows, s.sha256) for s in sources),
@@ -238,12 +269,17 @@ class RateEquivalent:
     unit: str  # "tasks" or "requests"
 
 
-def rate_equivalent(contract: Contract) -> RateEquivalent | None:
+def rate_equivalent(contract: Contract, measured: float | None = None) -> RateEquivalent | None:
+    """The limit on the other basis: at ``measured`` calls per task when given (the report's
+    one figure), else at the contract's steps per task, else at the assumed task size."""
     rl = contract.rate_limit
     if rl is None or rl.basis is RateLimitBasis.PER_TOKEN:
         return None
-    steps = rl.steps_per_task if rl.steps_per_task is not None else ASSUMED_STEPS_PER_TASK
-    assumed = rl.steps_per_task is None
+    if measured is not None and measured > 0:
+        steps, assumed = measured, False
+    else:
+        steps = rl.steps_per_task if rl.steps_per_task is not None else ASSUMED_STEPS_PER_TASK
+        assumed = rl.steps_per_task is None
     if rl.basis is RateLimitBasis.PER_REQUEST:
         return RateEquivalent(steps, assumed, rl.limit / steps, "tasks")
     return RateEquivalent(steps, assumed, rl.limit * steps, "requests")
@@ -434,7 +470,99 @@ class ReportInputs:
     data_start_us: int | None
     data_end_us: int | None
     traffic: Traffic
+    evidence: EvidenceFile
+    issued: dt.date
     contract_file: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceFile:
+    """The evidence appendix: every failing or excluded in-scope call of the period, as CSV
+    written beside the report; the report prints its name, row count and SHA-256."""
+
+    data: bytes
+    rows: int
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+EVIDENCE_COLUMNS = (
+    "time_local",
+    "task_id",
+    "span_id",
+    "region",
+    "status",
+    "http_status",
+    "counted_as",
+    "reason",
+)
+
+
+def evidence_name(contract: Contract, period: str) -> str:
+    """The evidence appendix's file name, the same for every language and format of one
+    report: ``<contract id>_<period>_evidence.csv``, with only safe characters."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{contract.contract.id}_{period}").strip("._")
+    return f"{stem or 'report'}_evidence.csv"
+
+
+def evidence_path(report: Path, inputs: ReportInputs) -> Path:
+    """Where the evidence appendix of the report written to ``report`` goes: beside it."""
+    return report.with_name(evidence_name(inputs.contract, inputs.period))
+
+
+def _evidence(ctx: Any) -> EvidenceFile:
+    """Failing calls (state not ok) and excluded calls in the period, oldest first, with the
+    time in the contract's zone and the reason: the exclusion, else the failure."""
+    import csv
+    import io
+
+    from slacheck.metering.derive import scoped
+
+    contract: Contract = ctx.contract
+    w = ctx.period
+    c = ctx.calls
+    c = c.filter(scoped(c, contract) & (c.start_us >= w.start_us) & (c.start_us < w.end_us))
+    c = c.mutate(_ex=ctx.exclusion_reason(c))
+    c = c.filter(c._ex.notnull() | (c.state != "ok"))
+    rows = (
+        c.select("start_us", "task_id", "span_id", "region_key", "state", "http_status", "_ex")
+        .order_by(["start_us", "task_id", "span_id"])
+        .to_pyarrow()
+        .to_pylist()
+    )
+    zone = contract.zone
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(EVIDENCE_COLUMNS)
+    for r in rows:
+        us = int(r["start_us"])
+        local = (dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=us)).astimezone(
+            zone
+        )
+        http = "" if r["http_status"] is None else str(int(r["http_status"]))
+        excluded = r["_ex"] is not None
+        reason = r["_ex"] if excluded else str(r["state"]) + (f" (HTTP {http})" if http else "")
+        out.writerow(
+            (
+                local.isoformat(timespec="milliseconds"),
+                _csv_safe(r["task_id"]),
+                _csv_safe(r["span_id"]),
+                _csv_safe(r["region_key"]),
+                r["state"],
+                http,
+                "excluded" if excluded else "failed",
+                reason,
+            )
+        )
+    return EvidenceFile(buf.getvalue().encode("utf-8"), len(rows))
+
+
+def _csv_safe(value: Any) -> str:
+    """Trace text as a CSV cell a spreadsheet will not run as a formula."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def prepare_report(
@@ -444,9 +572,14 @@ def prepare_report(
     period: str,
     evaluation: Evaluation | None = None,
     contract_file: Path | None = None,
+    issued: dt.date | None = None,
 ) -> ReportInputs:
     """Evaluate (unless ``evaluation`` is given), check fields, analyse the budget, and read
-    each latency term's measured values for the charts."""
+    each latency term's measured values for the charts.
+
+    ``issued`` is the report's issue date (claim status is stated as of it); the caller
+    passes it (``--issued``), else it is today in the contract's zone — read here, once,
+    never inside a template."""
     from slacheck.budget import analyse
     from slacheck.evaluate import run_checks
     from slacheck.match.fields import check_fields
@@ -475,6 +608,8 @@ def prepare_report(
         data_start_us=lo,
         data_end_us=hi,
         traffic=_traffic(ctx),
+        evidence=_evidence(ctx),
+        issued=issued if issued is not None else dt.datetime.now(contract.zone).date(),
         contract_file=contract_file,
     )
 
@@ -515,6 +650,9 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
             if r.term_id == term.id and r.observed is not None and r.measured_at == point.name
         )
         tps = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
+        if not isinstance(obj, OccurrenceObjective):
+            # a time-slice term reports the share of slices passing, not a speed: no marker
+            monthly = ()
         out.append(
             charts.Distribution(
                 term_id=term.id,
@@ -524,8 +662,11 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
                 unit="tokens/s" if tps else "ms",
                 percentile=obj.percentile if isinstance(obj, OccurrenceObjective) else None,
                 measured_at=point.name,
-                upper_bound=use_fallback and point.bound is not None,
+                bound=str(point.bound) if use_fallback and point.bound is not None else None,
                 monthly=monthly,
+                unit_word="tasks"
+                if term.measurement_point is MeasurementPoint.TASK_END_TO_END
+                else "calls",
             )
         )
     return tuple(out)
@@ -540,10 +681,16 @@ def render_report(
     fmt: DocFormat,
     evaluation: Evaluation | None = None,
     contract_file: Path | None = None,
+    issued: dt.date | None = None,
 ) -> bytes:
     """The compliance report for ``period``; pass ``evaluation`` to reuse one already run."""
     inputs = prepare_report(
-        contract, traces, period=period, evaluation=evaluation, contract_file=contract_file
+        contract,
+        traces,
+        period=period,
+        evaluation=evaluation,
+        contract_file=contract_file,
+        issued=issued,
     )
     return render_prepared_report(inputs, lang=lang, fmt=fmt)
 
@@ -590,6 +737,89 @@ def _summary(
         kinds.setdefault(r.term_id, r.kind)
     rows = [SummaryRow(term, kinds[term], by_window) for term, by_window in cells.items()]
     return sorted({r.window for r in ordered}), rows
+
+
+#: the executive summary's order: what needs action first
+_SEVERITY = ("breached", "indeterminate", "not_measurable", "no_data", "met")
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How many term-windows were decided, and why the others were not."""
+
+    total: int
+    met: int
+    breached: int
+    indeterminate: int
+    not_measurable: int
+    no_data: int
+    no_data_partial: int  # of the no-data ones, windows the traces cover only in part
+
+    @property
+    def decided(self) -> int:
+        return self.met + self.breached
+
+
+def _coverage(results: Sequence[TermResult]) -> Coverage:
+    n = {v: sum(1 for r in results if str(r.verdict) == v) for v in _SEVERITY}
+    partial = sum(1 for r in results if str(r.verdict) == "no_data" and r.partial_window)
+    return Coverage(
+        len(results),
+        n["met"],
+        n["breached"],
+        n["indeterminate"],
+        n["not_measurable"],
+        n["no_data"],
+        partial,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A service credit for one window: how much, and whether it can still be claimed."""
+
+    window: str
+    credit_percent: float
+    amount: float | None  # in the contract's currency, when the contract states its fee
+    currency: str | None
+    due_by: dt.date | None
+    status: str  # "open" | "expired" | "no_deadline"
+
+
+def _claims(contract: Contract, results: Sequence[TermResult], issued: dt.date) -> list[Claim]:
+    fees = contract.fees
+    out: list[Claim] = []
+    for r in results:
+        pct = r.details.get("credit_percent")
+        if r.kind != "availability" or pct is None or float(pct) <= 0:
+            continue
+        raw = r.details.get("claim_deadline")
+        due = dt.date.fromisoformat(raw) if raw else None
+        status = "no_deadline" if due is None else "open" if issued <= due else "expired"
+        amount = round(fees.monthly * float(pct) / 100.0, 2) if fees is not None else None
+        out.append(
+            Claim(
+                r.window,
+                float(pct),
+                amount,
+                fees.currency if fees else None,
+                due,
+                status,
+            )
+        )
+    return sorted(out, key=lambda c: c.window)
+
+
+def _by_severity(contract: Contract, results: Sequence[TermResult]) -> list[TermResult]:
+    key = _term_key(contract)
+    return sorted(results, key=lambda r: (_SEVERITY.index(str(r.verdict)), key(r)))
+
+
+def money(amount: Any, currency: Any) -> str:
+    """An amount in a currency: "CNY 45,000.00"."""
+    if amount is None:
+        return "—"
+    return f"{currency} {float(amount):,.2f}"
 
 
 def render_prepared_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
@@ -640,9 +870,41 @@ def render_prepared_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -
         },
         "inputs": _inputs(contract, inputs.contract_file, ev.sources),
         "traffic": inputs.traffic,
+        "issued": inputs.issued,
+        "doc_version": "1.0",
+        "coverage": _coverage(results),
+        "ranked": _by_severity(contract, results),
+        "claims": _claims(contract, results, inputs.issued),
+        "fees": contract.fees,
+        # one calls-per-task figure for the whole report: the budget's mean over every task
+        "calls_per_task": inputs.budget.steps.mean,
+        "rate_at_measured": rate_equivalent(contract, inputs.budget.steps.mean),
+        "evidence": inputs.evidence,
+        "evidence_name": evidence_name(contract, inputs.period),
+        "evidence_columns": EVIDENCE_COLUMNS,
         "charts": _charts(inputs, results, windows, language) if renderer.charts else {},
     }
     return _render("report", language, fmt, context)
+
+
+def monthly_points(contract: Contract, results: Sequence[TermResult]) -> list[charts.MonthlyPoint]:
+    """The monthly chart's figures: each latency term-window's observed figure (as the JSON
+    reports it) against what its criterion compares it with."""
+    terms = {t.id: t for t in contract.latency}
+    out: list[charts.MonthlyPoint] = []
+    for r in results:
+        term = terms.get(r.term_id)
+        if term is None:
+            continue
+        obj = term.objective
+        if isinstance(obj, OccurrenceObjective):
+            target, at_most = obj.threshold, obj.direction is Direction.AT_MOST
+        else:  # time slices: the share of slices passing against the share required
+            target, at_most = obj.slices_passing_percent, False
+        out.append(
+            charts.MonthlyPoint(r.term_id, r.window, str(r.verdict), r.observed, target, at_most)
+        )
+    return out
 
 
 def _charts(
@@ -650,14 +912,7 @@ def _charts(
 ) -> dict[str, Any]:
     contract = inputs.contract
     fmt = Formatter(lang, contract.zone)
-    terms = {t.id: t for t in contract.latency}
-    monthly = [
-        charts.MonthlyPoint(
-            r.term_id, r.window, str(r.verdict), r.observed, terms[r.term_id].objective.threshold
-        )
-        for r in results
-        if r.term_id in terms
-    ]
+    monthly = monthly_points(contract, results)
     peak = [
         charts.PeakPoint(
             r.window,

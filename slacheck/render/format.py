@@ -67,7 +67,7 @@ NAMES: dict[str, dict[str, dict[str, str]]] = {
         },
         "zh": {
             "met": "达标",
-            "breached": "违约",
+            "breached": "未达标",
             "indeterminate": "无法判定",
             "not_measurable": "无法计量",
             "no_data": "无数据",
@@ -479,7 +479,7 @@ LABELS: dict[str, dict[str, str]] = {
         "share": "占比",
         "reason": "原因",
         "count": "行数",
-        "credit": "应付服务赔偿",
+        "credit": "可申请服务赔偿",
         "claim_by": "索赔截止日",
         "availability": "可用性",
         "no_results": "报告期内无检查结果。",

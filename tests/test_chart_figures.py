@@ -1,0 +1,111 @@
+"""Charts are drawn from the figures the JSON reports, against what each criterion compares."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from importlib import resources
+
+import pytest
+
+from slacheck.contract.load import load_contract_text
+from slacheck.contract.model import Contract, TimeSliceObjective
+from slacheck.evaluate import evaluate
+from slacheck.render import charts
+from slacheck.render.documents import (
+    ReportInputs,
+    monthly_points,
+    prepare_report,
+)
+from slacheck.render.format import Formatter
+from slacheck.trace.generate import TrafficProfile, generate, write
+from slacheck.trace.ingest import ingest
+
+
+@pytest.fixture(scope="module")
+def demo_contract() -> Contract:
+    text = resources.files("slacheck.contract").joinpath("starters/demo.yaml").read_text("utf-8")
+    return load_contract_text(text, "demo.yaml")
+
+
+@pytest.fixture(scope="module")
+def inputs(demo_contract: Contract, tmp_path_factory: pytest.TempPathFactory) -> ReportInputs:
+    path = tmp_path_factory.mktemp("charts") / "traffic.parquet"
+    start = dt.datetime(2026, 6, 30, 16, tzinfo=dt.UTC)
+    write(generate(TrafficProfile(tasks=600, days=31, seed=3, start=start)), path, "parquet")
+    traces = ingest([path])
+    return prepare_report(
+        demo_contract,
+        traces,
+        period="2026-Q3",
+        evaluation=evaluate(demo_contract, traces, period="2026-Q3"),
+    )
+
+
+def _json_terms(inputs: ReportInputs) -> dict[tuple[str, str], dict[str, object]]:
+    return {(t["id"], t["window"]): t for t in inputs.evaluation.to_dict()["terms"]}
+
+
+def test_monthly_chart_compares_what_the_criterion_compares(
+    demo_contract: Contract, inputs: ReportInputs
+) -> None:
+    reported = _json_terms(inputs)
+    terms = {t.id: t for t in demo_contract.latency}
+    points = monthly_points(demo_contract, inputs.evaluation.results)
+    assert {(p.term_id, p.window) for p in points} == {k for k in reported if k[0] in terms}
+    fmt = Formatter("en", demo_contract.zone)
+    windows = sorted({p.window for p in points})
+    svg = charts.monthly_compliance(points, windows, fmt)
+    labels = re.findall(r">(\d+)%<", svg.replace("\n", ""))
+    checked = 0
+    for p in points:
+        t = reported[(p.term_id, p.window)]
+        assert p.observed == t["observed"]  # the very figure the JSON reports
+        if p.observed is None:
+            continue
+        obj = terms[p.term_id].objective
+        if isinstance(obj, TimeSliceObjective):
+            # a share of slices against the share required — never against tokens/s
+            assert t["unit"] == "% of slices"
+            assert p.target == obj.slices_passing_percent and not p.at_most
+        else:
+            assert p.target == obj.threshold
+        share = 100.0 * float(p.observed) / p.target
+        assert p.share == pytest.approx(share)
+        assert f"{share:.0f}" in labels, (p, labels)
+        checked += 1
+    assert checked
+
+
+def test_time_slice_bar_is_near_its_share(demo_contract: Contract, inputs: ReportInputs) -> None:
+    tps = [
+        p for p in monthly_points(demo_contract, inputs.evaluation.results) if p.term_id == "L4-tps"
+    ]
+    for p in tps:
+        if p.share is not None:
+            assert p.share <= 100.0 / 0.99 + 1e-9  # at most 100 % of slices ÷ 99 %
+
+
+def test_speed_histogram_marks_a_lower_bound(inputs: ReportInputs) -> None:
+    fmt = Formatter("en", inputs.contract.zone)
+    for d in inputs.distributions:
+        svg = charts.latency_distribution(d, fmt)
+        if d.unit == "tokens/s":
+            assert not d.at_most and d.monthly == ()
+            assert "upper bound" not in svg
+            assert "tokens/s" in svg
+            if d.bound is not None:
+                assert d.bound == "lower" and "lower bound" in svg
+        elif d.bound is not None:
+            assert d.bound == "upper" and "upper bound" in svg
+
+
+def test_every_chart_axis_names_its_unit(inputs: ReportInputs) -> None:
+    fmt = Formatter("en", inputs.contract.zone)
+    monthly = charts.monthly_compliance(
+        monthly_points(inputs.contract, inputs.evaluation.results), ["2026-07"], fmt
+    )
+    assert "observed ÷ threshold (%)" in monthly and "calendar month" in monthly
+    for d in inputs.distributions:
+        svg = charts.latency_distribution(d, fmt)
+        assert ("tasks (n =" in svg) or ("calls (n =" in svg)
