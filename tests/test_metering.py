@@ -449,3 +449,37 @@ latency:
     latency = [r for r in results if r.term_id == "L"]
     item5 = fields.item(5)
     assert sum(r.total for r in latency) == item5.denominator
+
+
+# ---------------------------------------------------------------------------------------------
+# the readers issue, in the metering layer: each call once, providers as contracts name them
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def test_a_wrapped_model_call_counts_once_with_its_wrappers_provider() -> None:
+    from slacheck.metering.derive import calls
+
+    # agno: an OpenInference LLM span (provider OpenAI) wraps each OTel chat span (no provider)
+    t = ingest([DATA / "real" / "langfuse" / "agno-2025-06-11.trace.json"])
+    c = calls(t).select("span_id", "provider", "duration_ms").order_by("span_id").execute()
+    assert list(c["span_id"]) == ["1f883bb9668167c0", "fc7f61b57ecebbaf"]  # the inner chats
+    assert list(c["provider"]) == ["OpenAI", "OpenAI"]
+    assert list(c["duration_ms"]) == [953.0, 4793.0]
+
+
+def test_sdk_provider_names_match_the_contracts(tmp_path: Path) -> None:
+    c = contract(
+        """scope: {providers: [openai]}
+availability: {target_percent: 99.0}
+"""
+    )
+    rows = [
+        {"start": "2026-07-01T00:00:00Z", "provider": "openai.chat"},  # Vercel AI SDK
+        {"start": "2026-07-01T00:01:00Z", "provider": "OpenAI"},  # OpenLLMetry
+        {"start": "2026-07-01T00:02:00Z", "provider": "openai.responses"},
+        {"start": "2026-07-01T00:03:00Z", "provider": "azure.ai.openai"},  # another provider
+    ]
+    t = traces(tmp_path, rows)
+    r = by_key(evaluate(c, t, period="2026-07").results)["availability", "2026-07"]
+    assert r.total == 3

@@ -133,10 +133,63 @@ class ScopeMatch:
         }
 
 
+#: Fields a model call takes from a model-call span wrapping it when it lacks them itself.
+_INHERITED = (
+    "provider",
+    "request_model",
+    "response_model",
+    "endpoint",
+    "region",
+    "service_tier",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "http_status",
+    "status",
+)
+
+
+def model_calls(spans: ir.Table) -> ir.Table:
+    """The model calls: ``llm`` spans, each call once.
+
+    A framework often wraps the client's call in a model-call span of its own (agno's
+    OpenInference ``OpenAIChat.invoke`` around the OTel ``chat`` span): the innermost span is
+    the call, closest to the vendor; the wrapper is dropped, and what the call does not record
+    (provider, tokens, …) is taken from it.
+    """
+    llm = spans.filter(spans.kind == "llm")
+    kids = (
+        llm.filter(llm.parent_span_id.notnull())
+        .select(k_task=llm.task_id, k_parent=llm.parent_span_id)
+        .distinct()
+    )
+    inner = llm.anti_join(kids, [llm.task_id == kids.k_task, llm.span_id == kids.k_parent])
+    wrap = llm.select(
+        w_task=llm.task_id, w_span=llm.span_id, **{f"w_{f}": llm[f] for f in _INHERITED}
+    )
+    j = inner.left_join(wrap, [inner.task_id == wrap.w_task, inner.parent_span_id == wrap.w_span])
+    j = j.mutate(**{f: ibis.coalesce(j[f], j[f"w_{f}"]) for f in _INHERITED})
+    return j.select(*inner.columns)
+
+
+def provider_key_expr(provider: ir.StringValue) -> ir.StringValue:
+    """A provider as compared: lower case, without an SDK's API suffix (the Vercel AI SDK
+    writes ``openai.chat``, ``anthropic.messages``); OpenTelemetry's dotted names
+    (``gcp.vertex_ai``, ``aws.bedrock``) keep their dots."""
+    return provider.strip().lower().re_replace(_API_SUFFIX, "")
+
+
+def provider_key(name: str) -> str:
+    """The contract-side twin of ``provider_key_expr``."""
+    return re.sub(_API_SUFFIX, "", name.strip().lower())
+
+
+_API_SUFFIX = r"\.(chat|responses|messages|completion|completions|embedding|embeddings|image)$"
+
+
 def calls(traces: Traces) -> ir.Table:
-    """Every model call (kind ``llm``) with derived columns and their sources."""
-    t = traces.spans
-    c = t.filter(t.kind == "llm")
+    """Every model call (see ``model_calls``) with derived columns and their sources."""
+    c = model_calls(traces.spans)
     served = ibis.coalesce(c.response_model, c.request_model)
     path_region = ibis.coalesce(
         region_from_model_expr(c.request_model), region_from_model_expr(c.response_model)
@@ -227,7 +280,7 @@ def scope_miss(
         cases.append((~value.isin(wanted), ibis.literal(str(other))))
 
     if scope.providers:
-        field(c.provider.lower(), [p.lower() for p in scope.providers], *_PROVIDER)
+        field(provider_key_expr(c.provider), [provider_key(p) for p in scope.providers], *_PROVIDER)
     if scope.models:
         bases = sorted({model_base(m) for m in scope.models})
         if model_scope is ModelScope.EITHER:
@@ -276,7 +329,7 @@ def scope_match(c: ir.Table, scope: Scope, model_scope: ModelScope) -> ScopeMatc
     agg = c.aggregate(calls=c.count(), matched=in_scope(c, scope, model_scope).sum())
     seen = (
         c.aggregate(
-            providers=c.provider.lower().collect(distinct=True),
+            providers=provider_key_expr(c.provider).collect(distinct=True),
             models=c.model.collect(distinct=True),
             requested=c.requested.collect(distinct=True),
             endpoints=c.endpoint.lower().collect(distinct=True),
@@ -287,7 +340,9 @@ def scope_match(c: ir.Table, scope: Scope, model_scope: ModelScope) -> ScopeMatc
     row = agg.execute().iloc[0]
     have_models = set(seen["models"] or []) | set(seen["requested"] or [])
     unmatched = [
-        f"provider {p}" for p in scope.providers if p.lower() not in set(seen["providers"] or [])
+        f"provider {p}"
+        for p in scope.providers
+        if provider_key(p) not in set(seen["providers"] or [])
     ]
     unmatched += [f"model {m}" for m in scope.models if model_base(m) not in have_models]
     unmatched += [
