@@ -12,7 +12,8 @@ Templates use ``str.format`` fields. A parameter is a plain value (str, int, flo
 None), a nested ``Message`` (rendered in the same language) or a list of these. How a value
 becomes text is decided here, per locale (Babel): numbers through ``format_decimal``, the
 ``{x:percent}`` spec through ``format_percent`` (``x`` a share, 0.38 → "38 %"), ``{x:.1f}``
-with that many decimals, lists joined with the language's comma (``{x:semi}``: semicolon).
+with that many decimals, lists joined with the language's comma (``{x:semi}``: semicolon;
+``{x:sentences}``: one sentence after another).
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def render(message: Message, lang: str) -> str:
 
 
 _FIXED = re.compile(r"\.(\d)f")
-_JOIN = {"en": (", ", "; "), "zh": ("、", "；")}
+_JOIN = {"en": (", ", "; ", " "), "zh": ("、", "；", "")}
 
 
 class _Formatter(string.Formatter):
@@ -173,15 +174,16 @@ class _Formatter(string.Formatter):
         if isinstance(value, Message):
             return render(value, self.lang)
         if isinstance(value, list | tuple):
-            comma, semi = _JOIN[self.lang]
-            return (semi if spec == "semi" else comma).join(self._text(v, "") for v in value)
+            comma, semi, space = _JOIN[self.lang]
+            joiner = {"semi": semi, "sentences": space}.get(spec, comma)
+            return joiner.join(self._text(v, "") for v in value)
         if isinstance(value, Enum):
             return str(value.value)
         if isinstance(value, bool) or value is None:
             return str(value).lower() if isinstance(value, bool) else "—"
         if isinstance(value, int | float):
             return self._number(value, spec)
-        return format(str(value), spec) if spec and spec not in ("semi",) else str(value)
+        return str(value)
 
     def _number(self, x: float, spec: str) -> str:
         if spec == "percent":
