@@ -13,7 +13,7 @@ None), a nested ``Message`` (rendered in the same language) or a list of these. 
 becomes text is decided here, per locale (Babel): numbers through ``format_decimal``, the
 ``{x:percent}`` spec through ``format_percent`` (``x`` a share, 0.38 → "38 %"), ``{x:.1f}``
 with that many decimals, lists joined with the language's comma (``{x:semi}``: semicolon;
-``{x:sentences}``: one sentence after another).
+``{x:and}``: semicolon and "and"; ``{x:sentences}``: one sentence after another).
 """
 
 from __future__ import annotations
@@ -33,16 +33,16 @@ from babel.numbers import format_decimal, format_percent
 __all__ = [
     "LANGUAGES",
     "LOCALES",
+    "NC_",
     "Message",
     "MessageCode",
-    "NC_",
     "Param",
     "placeholders",
     "render",
     "template_for",
 ]
 
-Param: TypeAlias = "str | int | float | bool | None | Message | Sequence[Param]"
+Param: TypeAlias = "str | int | float | bool | Message | Sequence[Param] | None"
 
 #: the languages slacheck writes, and the locale whose catalogue and number rules each uses
 LOCALES: dict[str, str] = {"en": "en", "zh": "zh_CN"}
@@ -50,7 +50,7 @@ LANGUAGES = tuple(LOCALES)
 _DOMAIN = "slacheck"
 
 
-def NC_(code: str, template: str) -> tuple[str, str]:  # noqa: N802 (gettext's naming)
+def NC_(code: str, template: str) -> tuple[str, str]:
     """Declare a message: its code (the msgctxt) and English template (the msgid).
 
     Only a marker for extraction (``pybabel extract -k NC_:1c,2``); returns both unchanged.
@@ -124,9 +124,9 @@ def _catalogue(lang: str) -> dict[tuple[str, str], str]:
         catalog = read_po(fh, locale=LOCALES[lang], domain=_DOMAIN)
     out: dict[tuple[str, str], str] = {}
     for m in catalog:
-        if m.id and isinstance(m.id, str) and isinstance(m.string, str) and m.string:
-            if not m.fuzzy and m.context:
-                out[(m.context, m.id)] = m.string
+        complete = isinstance(m.id, str) and isinstance(m.string, str) and m.id and m.string
+        if complete and not m.fuzzy and m.context:
+            out[(m.context, str(m.id))] = str(m.string)
     return out
 
 
@@ -160,6 +160,7 @@ def render(message: Message, lang: str) -> str:
 
 _FIXED = re.compile(r"\.(\d)f")
 _JOIN = {"en": (", ", "; ", " "), "zh": ("、", "；", "")}
+_AND = {"en": "; and ", "zh": "；并"}
 
 
 class _Formatter(string.Formatter):
@@ -175,7 +176,7 @@ class _Formatter(string.Formatter):
             return render(value, self.lang)
         if isinstance(value, list | tuple):
             comma, semi, space = _JOIN[self.lang]
-            joiner = {"semi": semi, "sentences": space}.get(spec, comma)
+            joiner = {"semi": semi, "and": _AND[self.lang], "sentences": space}.get(spec, comma)
             return joiner.join(self._text(v, "") for v in value)
         if isinstance(value, Enum):
             return str(value.value)
