@@ -74,6 +74,10 @@ class MessageCode(StrEnum):
         return member
 
     def __call__(self, **params: Param) -> Message:
+        """The message with these parameters: exactly the fields its template names."""
+        wanted = placeholders(self.template)
+        if set(params) != wanted:
+            raise TypeError(f"message {self.value} takes {sorted(wanted)}, not {sorted(params)}")
         return Message(self, params)
 
 
@@ -143,9 +147,10 @@ def _check(lang: str) -> str:
     return lang
 
 
-def placeholders(template: str) -> set[str]:
+@lru_cache(maxsize=1024)
+def placeholders(template: str) -> frozenset[str]:
     """The parameter names a template uses."""
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -55,17 +55,14 @@ __all__ = [
 ]
 
 _MIN = 60_000_000
-#: how a fix's English text starts, by kind (tests and the item-5 ordering key on these)
-SCHEMA_CHANGE = "needs a trace-schema change"
-DERIVABLE_NOW = "derivable now from"
 
 
 class FieldSays(MessageCode):
     """Everything the field check says: each item's criterion and the fix for a gap."""
 
     # fixes
-    FIX_SCHEMA = NC_("fields.fix.schema_change", SCHEMA_CHANGE + ": {needs:and}")
-    FIX_DERIVABLE = NC_("fields.fix.derivable", DERIVABLE_NOW + " {source}")
+    FIX_SCHEMA = NC_("fields.fix.schema_change", "needs a trace-schema change: {needs:and}")
+    FIX_DERIVABLE = NC_("fields.fix.derivable", "derivable now from {source}")
     NEED = NC_("fields.need", "emit {what}, e.g. {example}")
     FIX_CLIENT_ONLY = NC_(
         "fields.fix.client_only",
@@ -392,6 +389,11 @@ class FieldCheck:
 
 # ---------------------------------------------------------------------------------------------
 # fix texts
+
+
+#: how a fix's English text starts, by kind (tests and the item-5 ordering key on these)
+SCHEMA_CHANGE = FieldSays.FIX_SCHEMA.template.removesuffix(": {needs:and}")
+DERIVABLE_NOW = FieldSays.FIX_DERIVABLE.template.removesuffix(" {source}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -779,10 +781,12 @@ def _point_item(contract: Contract, coverage: tuple[TermCoverage, ...]) -> Field
     # schema changes first, as in the table (a stable sort keeps the terms' order within each)
     fixes.sort(key=lambda f: SCHEMA_CHANGE not in f[1].text)
     calls = worst_cov.unit == "calls"
-    said = (S.CRIT_POINT_CALLS, S.CRIT_POINT_TASKS, S.CRIT_POINT_CALLS_OF, S.CRIT_POINT_TASKS_OF)[
-        (0 if calls else 1) + (2 if len(rows) > 1 else 0)
-    ]
-    criterion = said(term=worst_cov.term_id, point=str(worst_cov.point), terms=len(rows))
+    term, point = worst_cov.term_id, str(worst_cov.point)
+    if len(rows) > 1:
+        said = S.CRIT_POINT_CALLS_OF if calls else S.CRIT_POINT_TASKS_OF
+        criterion = said(term=term, point=point, terms=len(rows))
+    else:
+        criterion = (S.CRIT_POINT_CALLS if calls else S.CRIT_POINT_TASKS)(term=term, point=point)
     return FieldItem(
         item=5,
         name=name,
