@@ -35,7 +35,7 @@ from slacheck.contract.model import (
 )
 from slacheck.messages import NC_, Message, MessageCode, Param
 
-__all__ = ["RULES", "Finding", "Hit", "Rule", "Severity", "review", "rule"]
+__all__ = ["RULES", "Finding", "Hit", "Rule", "Says", "Severity", "review", "rule"]
 
 Loc = tuple[str | int, ...]
 
