@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all lint bench golden docs sysdeps clean
+.PHONY: demo test test-all lint bench golden docs messages sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,16 @@ bench: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python scripts/docs.py
 	$(BIN)/slacheck schema -o slacheck/contract/contract.schema.json
+
+# Message catalogues: extract every NC_("code", "template") into the .pot, merge into each .po
+# (new codes arrive with an empty msgstr; the test suite fails until they are translated).
+LOCALE := slacheck/locale
+messages: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords -k NC_:1c,2 -k _ -k gettext \
+		--sort-by-file --no-wrap --project slacheck --copyright-holder "slacheck authors" \
+		-o $(LOCALE)/slacheck.pot .
+	$(BIN)/pybabel update -i $(LOCALE)/slacheck.pot -d $(LOCALE) -D slacheck -l zh_CN \
+		--no-wrap --ignore-obsolete --init-missing
 
 golden: $(STAMP)
 	SLACHECK_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden

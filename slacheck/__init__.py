@@ -24,6 +24,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Evaluation": ("slacheck.evaluate", "Evaluation"),
     "FieldCheck": ("slacheck.match.fields", "FieldCheck"),
     "InputError": ("slacheck.errors", "InputError"),
+    "Message": ("slacheck.messages", "Message"),
+    "MessageCode": ("slacheck.messages", "MessageCode"),
     "Problem": ("slacheck.errors", "Problem"),
     "Reason": ("slacheck.errors", "Reason"),
     "SlacheckError": ("slacheck.errors", "SlacheckError"),
@@ -38,6 +40,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ingest": ("slacheck.trace.ingest", "ingest"),
     "load_contract": ("slacheck.contract.load", "load_contract"),
     "load_contract_text": ("slacheck.contract.load", "load_contract_text"),
+    "render_message": ("slacheck.messages", "render"),
     "review": ("slacheck.contract.review", "review"),
 }
 

@@ -219,6 +219,9 @@ def lint(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="table or json.")] = (
         OutputFormat.table
     ),
+    lang: Annotated[
+        Lang, typer.Option("--lang", help="Language of the table: en or zh (JSON: English text).")
+    ] = Lang.en,
 ) -> None:
     """Review the clauses as a procurement reviewer would. Exit 1 when anything is found."""
     from slacheck.console import findings_table
@@ -234,7 +237,7 @@ def lint(
             rows.append({**f.to_dict(), "file": str(contract), "line": line})
         sys.stdout.write(jsonout.dumps({"findings": rows}))
     else:
-        out.print(findings_table(loaded, findings))
+        out.print(findings_table(loaded, findings, lang.value))
     raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
 
 
@@ -378,6 +381,9 @@ def fields(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    lang: Annotated[
+        Lang, typer.Option("--lang", help="Language of the table and Markdown: en or zh.")
+    ] = Lang.en,
 ) -> None:
     """The eight-item field check: can these traces measure what the contract meters?
 
@@ -393,9 +399,9 @@ def fields(
     if fmt is ReportFormat.json:
         sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
-        sys.stdout.write(fields_markdown(result))
+        sys.stdout.write(fields_markdown(result, lang.value))
     else:
-        for table in field_check_tables(result):
+        for table in field_check_tables(result, lang.value):
             out.print(table)
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FINDINGS)
 

@@ -10,6 +10,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from slacheck.messages import render
+
 if TYPE_CHECKING:
     from slacheck.contract.load import LoadedContract
     from slacheck.contract.review import Finding
@@ -42,27 +44,66 @@ def plain(text: object, style: str = "") -> Text:
 
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
 
+#: the few words around the findings, per language (the findings come from the catalogue)
+_FRAME = {
+    "en": {
+        "review": "Clause review: {file} — {n} finding(s)",
+        "contract": "(contract)",
+        "line": " (line {line})",
+        "fields": "Eight-item field check",
+        "item": "item",
+        "counts": "numerator / denominator",
+        "ratio": "ratio",
+        "status": "status",
+        "gaps": "How to close the gaps (schema changes first)",
+        "criterion": "criterion",
+        "mismatches": "Metering mismatches",
+    },
+    "zh": {
+        "review": "条款审阅：{file}，共 {n} 条审阅意见",
+        "contract": "（合同）",
+        "line": "（第 {line} 行）",
+        "fields": "八项字段检查",
+        "item": "检查项",
+        "counts": "分子 / 分母",
+        "ratio": "比例",
+        "status": "状态",
+        "gaps": "缺口的补齐方式（需变更数据结构的在前）",
+        "criterion": "判定标准",
+        "mismatches": "计量口径差异",
+    },
+}
 
-def findings_table(loaded: LoadedContract, findings: Sequence[Finding]) -> Group:
+
+def findings_table(loaded: LoadedContract, findings: Sequence[Finding], lang: str = "en") -> Group:
     """One block per finding: code, severity, where, then the why and the suggested clause."""
-    parts: list[Text] = [
-        plain(f"Clause review: {loaded.file} — {len(findings)} finding(s)\n", style="bold")
-    ]
+    words = _FRAME[lang]
+    head = words["review"].format(file=loaded.file, n=len(findings))
+    parts: list[Text] = [plain(head + "\n", style="bold")]
     for f in findings:
         line, _ = loaded.position(f.field)
-        where = f.path or "(contract)"
+        where = f.path or words["contract"]
         if line is not None:
-            where += f" (line {line})"
+            where += words["line"].format(line=line)
         style = _SEVERITY_STYLE.get(str(f.severity), "")
         block = Text()
         block.append(safe(f"{f.code} "), style="bold")
-        block.append(safe(f"{f.severity:<6}"), style=style)
+        block.append(safe(f"{_name('severity', f.severity, lang):<6}"), style=style)
         block.append(safe(f"  {where}\n"))
-        block.append(safe(f"  {f.title}\n"), style="bold")
-        block.append(safe(f"  {f.explanation}\n"))
-        block.append(safe(f"  → {f.suggestion}\n"), style="green")
+        block.append(safe(f"  {render(f.headline, lang)}\n"), style="bold")
+        block.append(safe(f"  {render(f.why, lang)}\n"))
+        block.append(safe(f"  → {render(f.fix, lang)}\n"), style="green")
         parts.append(block)
     return Group(*parts)
+
+
+def _name(group: str, value: object, lang: str) -> str:
+    """An enum value's label: the raw value in English (as before), the label in Chinese."""
+    if lang == "en":
+        return str(value)
+    from slacheck.render.format import NAMES
+
+    return NAMES[group][lang].get(str(value), str(value))
 
 
 def summary_tables(summary: TraceSummary) -> list[Table]:
@@ -130,47 +171,59 @@ def _styled(value: str) -> Text:
     return plain(value, _STATUS_STYLE.get(value, ""))
 
 
-def field_check_tables(check: FieldCheck) -> list[Table | Group]:
+def field_check_tables(check: FieldCheck, lang: str = "en") -> list[Table | Group]:
     """The eight items, then how to close each gap (schema changes first), then mismatches."""
-    items = Table(title="Eight-item field check")
+    words = _FRAME[lang]
+    items = Table(title=words["fields"])
     items.add_column("#", justify="right")
-    items.add_column("item")
-    items.add_column("numerator / denominator", justify="right")
-    items.add_column("ratio", justify="right")
-    items.add_column("status")
+    items.add_column(words["item"])
+    items.add_column(words["counts"], justify="right")
+    items.add_column(words["ratio"], justify="right")
+    items.add_column(words["status"])
     for it in check.items:
         ratio = "—" if it.ratio is None else f"{it.ratio:.1%}"
         items.add_row(
             str(it.item),
-            plain(it.name),
+            plain(_item_name(it.item, it.name, lang)),
             f"{it.numerator:,} / {it.denominator:,}",
             ratio,
-            _styled(str(it.status)),
+            plain(_name("status", it.status, lang), _STATUS_STYLE.get(str(it.status), "")),
         )
     parts: list[Table | Group] = [items]
     gaps = check.gaps()
     if gaps:
-        blocks = [Text("\nHow to close the gaps (schema changes first)", style="bold")]
+        blocks = [Text("\n" + words["gaps"], style="bold")]
         for it in gaps:
             block = Text()
-            block.append(safe(f"{it.item}. {it.name}"), style="bold")
-            block.append(safe(f"  [{it.status}]\n"), style=_STATUS_STYLE.get(str(it.status), ""))
-            block.append(safe(f"   criterion: {it.criterion}\n"))
-            block.append(safe(f"   → {it.fix}\n"), style="green")
+            block.append(safe(f"{it.item}. {_item_name(it.item, it.name, lang)}"), style="bold")
+            status = _name("status", it.status, lang)
+            block.append(safe(f"  [{status}]\n"), style=_STATUS_STYLE.get(str(it.status), ""))
+            block.append(safe(f"   {words['criterion']}: {render(it.criterion_message, lang)}\n"))
+            fix = render(it.fix_message, lang) if it.fix_message is not None else ""
+            block.append(safe(f"   → {fix}\n"), style="green")
             blocks.append(block)
         parts.append(Group(*blocks))
     if check.mismatches:
-        blocks = [Text("\nMetering mismatches", style="bold")]
+        blocks = [Text("\n" + words["mismatches"], style="bold")]
         for m in check.mismatches:
             block = Text()
             block.append(safe(f"{m.code} "), style="bold")
-            block.append(safe(f"{m.severity}"), style=_SEVERITY_STYLE.get(str(m.severity), ""))
+            severity = _name("severity", m.severity, lang)
+            block.append(safe(severity), style=_SEVERITY_STYLE.get(str(m.severity), ""))
             block.append(safe(f"  {m.term_id or ''}\n"))
-            block.append(safe(f"   {m.title}\n"), style="bold")
-            block.append(safe(f"   {m.detail}\n"))
+            block.append(safe(f"   {render(m.headline, lang)}\n"), style="bold")
+            block.append(safe(f"   {render(m.explanation, lang)}\n"))
             blocks.append(block)
         parts.append(Group(*blocks))
     return parts
+
+
+def _item_name(number: int, name: str, lang: str) -> str:
+    if lang == "en":
+        return name
+    from slacheck.render.format import NAMES
+
+    return NAMES["item"][lang].get(str(number), name)
 
 
 def evaluation_table(evaluation: Evaluation) -> Group:

@@ -18,7 +18,7 @@ from ruamel.yaml import YAML
 
 from slacheck.contract.load import load_contract, load_contract_text, read_contract
 from slacheck.contract.model import Contract
-from slacheck.contract.review import RULES, Finding, Hit, Severity, review, rule
+from slacheck.contract.review import RULES, Finding, Hit, Says, Severity, review, rule
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "cases" / "review"
@@ -136,11 +136,27 @@ def test_findings_sorted_by_severity_then_code() -> None:
 
 
 def test_finding_to_dict_is_json() -> None:
-    f = Finding("SLA101", Severity.HIGH, ("latency", 0, "measurement_point"), "t", "e", "s")
+    why = Says.SLA101_WHY(
+        term="L1", objective=Says.OBJECTIVE_MS(percentile=99, op="≤", threshold=800), threshold=800
+    )
+    f = Finding(
+        "SLA101",
+        Severity.HIGH,
+        ("latency", 0, "measurement_point"),
+        Says.SLA101_TITLE(),
+        why,
+        Says.SLA101_FIX(term="L1"),
+    )
     d = json.loads(json.dumps(f.to_dict()))
     assert d["severity"] == "high"
     assert d["field"] == ["latency", 0, "measurement_point"]
     assert d["path"] == "latency[0].measurement_point"
+    # the English text as before, and the message it came from: code, params, text
+    assert d["explanation"].startswith("L1 promises p99 ≤ 800 ms measured inside the vendor")
+    said = d["messages"]["explanation"]
+    assert said["code"] == "SLA101.why" and said["text"] == d["explanation"]
+    assert said["params"]["objective"]["code"] == "review.objective.ms"
+    assert said["params"]["threshold"] == 800
 
 
 # ---------------------------------------------------------------------------------------------

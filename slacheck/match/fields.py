@@ -30,6 +30,7 @@ from slacheck.match.mismatch import (
     find_mismatches,
     term_coverage,
 )
+from slacheck.messages import NC_, Message, MessageCode
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import (
     ScopeMatch,
@@ -46,14 +47,236 @@ from slacheck.trace.schema import SetAside
 __all__ = [
     "FieldCheck",
     "FieldItem",
+    "FieldSays",
     "ItemStatus",
     "check_fields",
     "classify",
 ]
 
 _MIN = 60_000_000
-SCHEMA_CHANGE = "needs a trace-schema change"
-DERIVABLE_NOW = "derivable now from"
+
+
+class FieldSays(MessageCode):
+    """Everything the field check says: each item's criterion and the fix for a gap."""
+
+    # fixes
+    FIX_SCHEMA = NC_("fields.fix.schema_change", "needs a trace-schema change: {needs:and}")
+    FIX_DERIVABLE = NC_("fields.fix.derivable", "derivable now from {source}")
+    NEED = NC_("fields.need", "emit {what}, e.g. {example}")
+    FIX_CLIENT_ONLY = NC_(
+        "fields.fix.client_only",
+        "{fix}; until then {calls} calls are measured only at the client (an upper bound): a "
+        "one-sided 'met' is provable, a breach is not",
+    )
+    FIX_BASIS_UNSTATED = NC_(
+        "fields.fix.basis_unstated",
+        "{fix} (the basis is unstated: both readings are needed until the contract states one)",
+    )
+    FIX_FOR_TERM = NC_("fields.fix.for_term", "{term}: {fix}")
+    FIXES = NC_("fields.fix.list", "{fixes:semi}")
+    # what a trace must carry
+    WHAT_SERVER = NC_("fields.what.server", "the vendor's server processing time")
+    EG_SERVER = NC_(
+        "fields.example.server",
+        "the OpenTelemetry attribute http.response.header.openai-processing-ms (the vendor's "
+        "processing-time header)",
+    )
+    WHAT_NETWORK = NC_("fields.what.network", "the network round trip")
+    EG_NETWORK = NC_(
+        "fields.example.network",
+        "the attribute slacheck.network_ms (or the server processing time, "
+        "http.response.header.openai-processing-ms, so network = duration − server − queue)",
+    )
+    WHAT_MODEL_TIME = NC_("fields.what.model_time", "the model's time")
+    EG_MODEL_TIME = NC_(
+        "fields.example.model_time",
+        "the OpenTelemetry attribute http.response.header.openai-processing-ms (or the network "
+        "round trip, slacheck.network_ms, so model time = duration − network − queue)",
+    )
+    WHAT_TTFT = NC_("fields.what.ttft", "time to first token")
+    EG_TTFT = NC_(
+        "fields.example.ttft",
+        "the OpenTelemetry attribute gen_ai.response.time_to_first_chunk (Langfuse: "
+        "completionStartTime; LangSmith: first_token_time or new_token events; streaming calls "
+        "only)",
+    )
+    WHAT_OUTPUT_TOKENS = NC_("fields.what.output_tokens", "output tokens")
+    EG_OUTPUT_TOKENS = NC_(
+        "fields.example.output_tokens", "the OpenTelemetry attribute gen_ai.usage.output_tokens"
+    )
+    WHAT_TOKENS = NC_("fields.what.tokens", "input and output tokens on every successful call")
+    EG_TOKENS = NC_(
+        "fields.example.tokens",
+        "the OpenTelemetry attributes gen_ai.usage.input_tokens and gen_ai.usage.output_tokens "
+        "(calls with unusable values are set aside: see slacheck traces inspect)",
+    )
+    WHAT_ROOT = NC_("fields.what.root", "one root span per agent task")
+    EG_ROOT = NC_(
+        "fields.example.root",
+        "an invoke_agent root span (gen_ai.operation.name = invoke_agent) around each task",
+    )
+    WHAT_REGION = NC_("fields.what.region", "the serving region")
+    EG_REGION = NC_(
+        "fields.example.region",
+        "the OpenTelemetry attribute cloud.region (or a model resource path with "
+        "locations/<region>/)",
+    )
+    WHAT_RESPONSE_MODEL = NC_(
+        "fields.what.response_model", "the model that answered beside the one asked for"
+    )
+    EG_RESPONSE_MODEL = NC_(
+        "fields.example.response_model",
+        "the OpenTelemetry attribute gen_ai.response.model (with gen_ai.request.model)",
+    )
+    WHAT_CACHED = NC_("fields.what.cached", "a response-cache flag")
+    EG_CACHED = NC_(
+        "fields.example.cached",
+        "the attribute slacheck.response_cached (a gateway's cache-hit flag)",
+    )
+    WHAT_QUEUE = NC_("fields.what.queue", "the queue wait")
+    EG_QUEUE = NC_(
+        "fields.example.queue", "the attribute slacheck.queue_ms (gateway or vendor queue time)"
+    )
+    WHAT_TASK_IDS = NC_("fields.what.task_ids", "a task id and start time on every model call")
+    EG_TASK_IDS = NC_(
+        "fields.example.task_ids",
+        "the OTLP traceId and startTimeUnixNano (rows without them are set aside: see slacheck "
+        "traces inspect)",
+    )
+    WHAT_TOOL_TIMES = NC_("fields.what.tool_times", "start and end times on tool spans")
+    EG_TOOL_TIMES = NC_("fields.example.tool_times", "execute_tool spans")
+    WHAT_CALL_TIMES = NC_("fields.what.call_times", "start and end times on model-call spans")
+    EG_CALL_TIMES = NC_("fields.example.call_times", "a chat span per call")
+    # where a derivable figure comes from
+    FROM_MODEL_TIME = NC_(
+        "fields.from.model_time",
+        "duration_ms − network_ms − queue_ms (client duration − network − queue)",
+    )
+    FROM_NETWORK = NC_(
+        "fields.from.network",
+        "duration_ms − server_ms − queue_ms (client duration − server processing − queue)",
+    )
+    FROM_MODEL_PATH = NC_("fields.from.model_path", "the model resource path (locations/<region>/)")
+    FROM_COMPLETE_TASK = NC_(
+        "fields.from.complete_task",
+        "first span start → last span end of each task with several roots or no root in the "
+        "export (nothing set aside)",
+    )
+    FROM_SERVER = NC_("fields.from.server", "duration_ms − network_ms − queue_ms")
+    FROM_COMPLETE_TASKS = NC_(
+        "fields.from.complete_tasks", "first span start → last span end of complete tasks"
+    )
+    # nothing to measure
+    NO_CALLS = NC_("fields.no_data.calls", "no successful model calls in the traces")
+    NO_SCOPED_CALLS = NC_(
+        "fields.no_data.scoped_calls",
+        "no in-scope model calls: check the contract's scope (slacheck traces inspect)",
+    )
+    NO_TOOLS = NC_(
+        "fields.no_data.tools",
+        "instrument tool calls: emit execute_tool spans (gen_ai.operation.name = execute_tool) "
+        "with start and end times",
+    )
+    NO_TASKS = NC_("fields.no_data.tasks", "no tasks in the traces")
+    NO_SCOPED_TASKS = NC_(
+        "fields.no_data.scoped_tasks",
+        "no tasks with in-scope model calls: check the contract's scope",
+    )
+    NO_UNITS = NC_("fields.no_data.units", "no in-scope units: check the term's scope")
+    NO_PEAK = NC_(
+        "fields.no_data.peak",
+        "no in-scope call fell in a peak minute ({peak}): peak behaviour cannot be observed in "
+        "these traces",
+    )
+    NA_REGIONS = NC_(
+        "fields.not_applicable.regions", "the contract lists no regions: see slacheck lint"
+    )
+    NA_RATE = NC_(
+        "fields.not_applicable.rate_limit", "the contract has no rate_limit: see slacheck lint"
+    )
+    NA_LATENCY = NC_(
+        "fields.not_applicable.latency", "the contract has no latency terms: see slacheck lint"
+    )
+    NA_PEAK = NC_(
+        "fields.not_applicable.peak", "the contract has no peak policy: see slacheck lint"
+    )
+    # criteria
+    CRIT_MODEL = NC_(
+        "fields.criterion.model_time",
+        "successful model calls with the model's time: server processing recorded, or client "
+        "duration − network − queue",
+    )
+    CRIT_NETWORK = NC_(
+        "fields.criterion.network",
+        "successful model calls with the network round trip: recorded, or client duration − "
+        "server processing − queue",
+    )
+    CRIT_REGION_NA = NC_("fields.criterion.region_na", "in-scope model calls with a serving region")
+    CRIT_REGION = NC_(
+        "fields.criterion.region",
+        "in-scope model calls with a serving region (recorded, or from the model path); "
+        "allowed: {allowed}",
+    )
+    CRIT_TOOLS = NC_("fields.criterion.tools", "tool spans with a duration")
+    CRIT_TASK = NC_(
+        "fields.criterion.task",
+        "tasks with a total time: one root span's duration, or first start → last end of a task "
+        "with several roots or of an exported subtree, none of its rows set aside",
+    )
+    CRIT_RATE_NA = NC_("fields.criterion.rate_na", "tasks whose requests can be counted")
+    CRIT_RATE = NC_(
+        "fields.criterion.rate", "tasks with in-scope calls that can be counted {basis}: {how}"
+    )
+    HOW_PER_REQUEST = NC_(
+        "fields.rate.per_request",
+        "every model call has a start time (none set aside without one)",
+    )
+    HOW_PER_TASK = NC_("fields.rate.per_task", "the task has a start time")
+    HOW_PER_TOKEN = NC_(
+        "fields.rate.per_token",
+        "every successful model call has input and output tokens (none set aside)",
+    )
+    CRIT_POINT_NA = NC_(
+        "fields.criterion.point_na", "in-scope units where the term's metric is measurable"
+    )
+    CRIT_POINT_CALLS = NC_(
+        "fields.criterion.point_calls",
+        "term {term} ({point}): successful in-scope calls where the metric is measurable",
+    )
+    CRIT_POINT_TASKS = NC_(
+        "fields.criterion.point_tasks",
+        "term {term} ({point}): tasks with in-scope calls where the metric is measurable",
+    )
+    CRIT_POINT_CALLS_OF = NC_(
+        "fields.criterion.point_calls_of",
+        "term {term} ({point}): successful in-scope calls where the metric is measurable; least "
+        "measurable of {terms} terms",
+    )
+    CRIT_POINT_TASKS_OF = NC_(
+        "fields.criterion.point_tasks_of",
+        "term {term} ({point}): tasks with in-scope calls where the metric is measurable; least "
+        "measurable of {terms} terms",
+    )
+    CRIT_PEAK_NA = NC_(
+        "fields.criterion.peak_na", "peak-time calls whose degradation is observable"
+    )
+    CRIT_PEAK = NC_(
+        "fields.criterion.peak",
+        "successful in-scope calls in peak minutes ({peak}) whose {policy} is observable: {signal}",
+    )
+    DEGRADATION = NC_("fields.peak.degradation", "degradation")
+    SIGNAL_MODELS = NC_(
+        "fields.signal.smaller_model", "gen_ai.request.model and gen_ai.response.model"
+    )
+    SIGNAL_ALL = NC_(
+        "fields.signal.all",
+        "all three signals (no policy is written, so any of the three may happen)",
+    )
+    PEAK_RATE = NC_("fields.peak.request_rate", "in-scope calls/min > {rate}")
+    PEAK_UTILISATION = NC_(
+        "fields.peak.utilisation", "utilisation of {capacity} calls/min > {percent} %"
+    )
+    PEAK_BUSIEST = NC_("fields.peak.busiest", "the busiest {percent} % of minutes")
 
 
 class ItemStatus(StrEnum):
@@ -92,15 +315,24 @@ class FieldItem:
     denominator: int
     recorded: int
     derived: int
-    criterion: str
+    criterion_message: Message
     status: ItemStatus
     needs_schema_change: bool
-    fix: str
+    fix_message: Message | None
     details: tuple[dict[str, Any], ...] = ()  # e.g. one per latency term for item 5
 
     @property
     def ratio(self) -> float | None:
         return self.numerator / self.denominator if self.denominator else None
+
+    @property
+    def criterion(self) -> str:
+        return self.criterion_message.text
+
+    @property
+    def fix(self) -> str:
+        """The fix in English; "" when there is nothing to fix."""
+        return self.fix_message.text if self.fix_message is not None else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -115,6 +347,10 @@ class FieldItem:
             "status": str(self.status),
             "needs_schema_change": self.needs_schema_change,
             "fix": self.fix,
+            "messages": {
+                "criterion": self.criterion_message.to_dict(),
+                "fix": self.fix_message.to_dict() if self.fix_message is not None else None,
+            },
             "details": [dict(d) for d in self.details],
         }
 
@@ -155,78 +391,55 @@ class FieldCheck:
 # fix texts
 
 
+#: how a fix's English text starts, by kind (tests and the item-5 ordering key on these)
+SCHEMA_CHANGE = FieldSays.FIX_SCHEMA.template.removesuffix(": {needs:and}")
+DERIVABLE_NOW = FieldSays.FIX_DERIVABLE.template.removesuffix(" {source}")
+
+
 @dataclass(frozen=True, slots=True)
 class _Need:
     """A field the trace must carry: what it is, and how to emit it."""
 
-    what: str
-    example: str
+    what: FieldSays
+    example: FieldSays
 
-    def text(self) -> str:
-        return f"emit {self.what}, e.g. {self.example}"
-
-
-def _needs(*needs: _Need) -> str:
-    return f"{SCHEMA_CHANGE}: " + "; and ".join(n.text() for n in needs)
+    def message(self) -> Message:
+        return FieldSays.NEED(what=self.what(), example=self.example())
 
 
-_SERVER = _Need(
-    "the vendor's server processing time",
-    "the OpenTelemetry attribute http.response.header.openai-processing-ms (the vendor's "
-    "processing-time header)",
-)
-_NETWORK = _Need(
-    "the network round trip",
-    "the attribute slacheck.network_ms (or the server processing time, "
-    "http.response.header.openai-processing-ms, so network = duration − server − queue)",
-)
-_MODEL_TIME = _Need(
-    "the model's time",
-    "the OpenTelemetry attribute http.response.header.openai-processing-ms (or the network "
-    "round trip, slacheck.network_ms, so model time = duration − network − queue)",
-)
-_TTFT = _Need(
-    "time to first token",
-    "the OpenTelemetry attribute gen_ai.response.time_to_first_chunk (Langfuse: "
-    "completionStartTime; LangSmith: first_token_time or new_token events; streaming calls only)",
-)
-_OUTPUT_TOKENS = _Need("output tokens", "the OpenTelemetry attribute gen_ai.usage.output_tokens")
-_TOKENS = _Need(
-    "input and output tokens on every successful call",
-    "the OpenTelemetry attributes gen_ai.usage.input_tokens and gen_ai.usage.output_tokens "
-    "(calls with unusable values are set aside: see slacheck traces inspect)",
-)
-_ROOT = _Need(
-    "one root span per agent task",
-    "an invoke_agent root span (gen_ai.operation.name = invoke_agent) around each task",
-)
-_REGION = _Need(
-    "the serving region",
-    "the OpenTelemetry attribute cloud.region (or a model resource path with locations/<region>/)",
-)
-_RESPONSE_MODEL = _Need(
-    "the model that answered beside the one asked for",
-    "the OpenTelemetry attribute gen_ai.response.model (with gen_ai.request.model)",
-)
-_CACHED = _Need(
-    "a response-cache flag", "the attribute slacheck.response_cached (a gateway's cache-hit flag)"
-)
-_QUEUE = _Need("the queue wait", "the attribute slacheck.queue_ms (gateway or vendor queue time)")
-_TASK_IDS = _Need(
-    "a task id and start time on every model call",
-    "the OTLP traceId and startTimeUnixNano (rows without them are set aside: see slacheck "
-    "traces inspect)",
-)
+def _needs(*needs: _Need) -> Message:
+    return FieldSays.FIX_SCHEMA(needs=[n.message() for n in needs])
 
 
-def _fix(status: ItemStatus, *, derivable_from: str, needs: tuple[_Need, ...], no_data: str) -> str:
-    if status is ItemStatus.DERIVABLE:
-        return f"{DERIVABLE_NOW} {derivable_from}"
+S = FieldSays
+_SERVER = _Need(S.WHAT_SERVER, S.EG_SERVER)
+_NETWORK = _Need(S.WHAT_NETWORK, S.EG_NETWORK)
+_MODEL_TIME = _Need(S.WHAT_MODEL_TIME, S.EG_MODEL_TIME)
+_TTFT = _Need(S.WHAT_TTFT, S.EG_TTFT)
+_OUTPUT_TOKENS = _Need(S.WHAT_OUTPUT_TOKENS, S.EG_OUTPUT_TOKENS)
+_TOKENS = _Need(S.WHAT_TOKENS, S.EG_TOKENS)
+_ROOT = _Need(S.WHAT_ROOT, S.EG_ROOT)
+_REGION = _Need(S.WHAT_REGION, S.EG_REGION)
+_RESPONSE_MODEL = _Need(S.WHAT_RESPONSE_MODEL, S.EG_RESPONSE_MODEL)
+_CACHED = _Need(S.WHAT_CACHED, S.EG_CACHED)
+_QUEUE = _Need(S.WHAT_QUEUE, S.EG_QUEUE)
+_TASK_IDS = _Need(S.WHAT_TASK_IDS, S.EG_TASK_IDS)
+
+
+def _fix(
+    status: ItemStatus,
+    *,
+    derivable_from: Message | None,
+    needs: tuple[_Need, ...],
+    no_data: Message | None,
+) -> Message | None:
+    if status is ItemStatus.DERIVABLE and derivable_from is not None:
+        return FieldSays.FIX_DERIVABLE(source=derivable_from)
     if status in (ItemStatus.PARTIAL, ItemStatus.NOT_MEASURABLE):
         return _needs(*needs)
     if status is ItemStatus.NO_DATA:
         return no_data
-    return ""
+    return None
 
 
 def _item(
@@ -235,11 +448,11 @@ def _item(
     recorded: int,
     derived: int,
     denominator: int,
-    criterion: str,
+    criterion: Message,
     *,
     needs: tuple[_Need, ...],
-    derivable_from: str = "",
-    no_data: str = "",
+    derivable_from: Message | None = None,
+    no_data: Message | None = None,
     details: tuple[dict[str, Any], ...] = (),
 ) -> FieldItem:
     status = classify(recorded, derived, denominator)
@@ -250,15 +463,15 @@ def _item(
         denominator=denominator,
         recorded=recorded,
         derived=derived,
-        criterion=criterion,
+        criterion_message=criterion,
         status=status,
         needs_schema_change=status in (ItemStatus.PARTIAL, ItemStatus.NOT_MEASURABLE),
-        fix=_fix(status, derivable_from=derivable_from, needs=needs, no_data=no_data),
+        fix_message=_fix(status, derivable_from=derivable_from, needs=needs, no_data=no_data),
         details=details,
     )
 
 
-def _not_applicable(number: int, name: str, criterion: str, fix: str) -> FieldItem:
+def _not_applicable(number: int, name: str, criterion: Message, fix: Message) -> FieldItem:
     return FieldItem(number, name, 0, 0, 0, 0, criterion, ItemStatus.NOT_APPLICABLE, False, fix, ())
 
 
@@ -326,17 +539,16 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
         aggs["in_failover"] = (known & c.region_key.isin(failover or [""])).sum()
         aggs["outside"] = (known & ~c.region_key.isin(allowed)).sum()
     r = _row(c, **aggs)
-    calls_note = "no successful model calls in the traces"
+    calls_note = S.NO_CALLS()
     model = _item(
         1,
         "model time per step",
         r["model_rec"],
         r["model_der"],
         r["ok"],
-        "successful model calls with the model's time: server processing recorded, or client "
-        "duration − network − queue",
+        S.CRIT_MODEL(),
         needs=(_MODEL_TIME,),
-        derivable_from="duration_ms − network_ms − queue_ms (client duration − network − queue)",
+        derivable_from=S.FROM_MODEL_TIME(),
         no_data=calls_note,
     )
     network = _item(
@@ -345,19 +557,17 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
         r["net_rec"],
         r["net_der"],
         r["ok"],
-        "successful model calls with the network round trip: recorded, or client duration − "
-        "server processing − queue",
+        S.CRIT_NETWORK(),
         needs=(_NETWORK,),
-        derivable_from="duration_ms − server_ms − queue_ms (client duration − server "
-        "processing − queue)",
+        derivable_from=S.FROM_NETWORK(),
         no_data=calls_note,
     )
     if regions is None:
         region = _not_applicable(
             6,
             "region list and cross-region rights",
-            "in-scope model calls with a serving region",
-            "the contract lists no regions: see slacheck lint",
+            S.CRIT_REGION_NA(),
+            S.NA_REGIONS(),
         )
         return model, network, region
     outside = _outside_regions(c, sc, allowed) if r["outside"] else {}
@@ -367,11 +577,10 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
         r["region_rec"],
         r["region_der"],
         r["scope"],
-        "in-scope model calls with a serving region (recorded, or from the model path); "
-        f"allowed: {', '.join(allowed)}",
+        S.CRIT_REGION(allowed=list(allowed)),
         needs=(_REGION,),
-        derivable_from="the model resource path (locations/<region>/)",
-        no_data="no in-scope model calls: check the contract's scope (slacheck traces inspect)",
+        derivable_from=S.FROM_MODEL_PATH(),
+        no_data=S.NO_SCOPED_CALLS(),
         details=(
             {
                 "primary": primary,
@@ -411,10 +620,9 @@ def _tool_item(m: Metering) -> FieldItem:
         r["rec"],
         0,
         r["n"],
-        "tool spans with a duration",
-        needs=(_Need("start and end times on tool spans", "execute_tool spans"),),
-        no_data="instrument tool calls: emit execute_tool spans (gen_ai.operation.name = "
-        "execute_tool) with start and end times",
+        S.CRIT_TOOLS(),
+        needs=(_Need(S.WHAT_TOOL_TIMES, S.EG_TOOL_TIMES),),
+        no_data=S.NO_TOOLS(),
     )
 
 
@@ -460,12 +668,10 @@ def _task_items(
         r["root"],
         r["derived"],
         r["tasks"],
-        "tasks with a total time: one root span's duration, or first start → last end of a "
-        "task with several roots or of an exported subtree, none of its rows set aside",
+        S.CRIT_TASK(),
         needs=(_ROOT,),
-        derivable_from="first span start → last span end of each task with several roots or "
-        "no root in the export (nothing set aside)",
-        no_data="no tasks in the traces",
+        derivable_from=S.FROM_COMPLETE_TASK(),
+        no_data=S.NO_TASKS(),
     )
     rl = contract.rate_limit
     name = "rate-limit basis"
@@ -473,21 +679,13 @@ def _task_items(
         return task, _not_applicable(
             8,
             name,
-            "tasks whose requests can be counted",
-            "the contract has no rate_limit: see slacheck lint",
+            S.CRIT_RATE_NA(),
+            S.NA_RATE(),
         )
     basis = {
-        RateLimitBasis.PER_REQUEST: (
-            "per_request",
-            "every model call has a start time (none set aside without one)",
-            (_TASK_IDS,),
-        ),
-        RateLimitBasis.PER_TASK: ("per_task", "the task has a start time", (_TASK_IDS,)),
-        RateLimitBasis.PER_TOKEN: (
-            "per_token",
-            "every successful model call has input and output tokens (none set aside)",
-            (_TOKENS,),
-        ),
+        RateLimitBasis.PER_REQUEST: ("per_request", S.HOW_PER_REQUEST(), (_TASK_IDS,)),
+        RateLimitBasis.PER_TASK: ("per_task", S.HOW_PER_TASK(), (_TASK_IDS,)),
+        RateLimitBasis.PER_TOKEN: ("per_token", S.HOW_PER_TOKEN(), (_TOKENS,)),
     }[rl.basis]
     rate = _item(
         8,
@@ -495,15 +693,15 @@ def _task_items(
         r[basis[0]],
         0,
         r["scoped"],
-        f"tasks with in-scope calls that can be counted {rl.basis}: {basis[1]}",
+        S.CRIT_RATE(basis=str(rl.basis), how=basis[1]),
         needs=basis[2],
-        no_data="no tasks with in-scope model calls: check the contract's scope",
+        no_data=S.NO_SCOPED_TASKS(),
         details=({"basis": str(rl.basis), "limit": rl.limit, "period": str(rl.period)},),
     )
     return task, rate
 
 
-def _term_status(cov: TermCoverage) -> tuple[ItemStatus, str]:
+def _term_status(cov: TermCoverage) -> tuple[ItemStatus, Message | None]:
     """A latency term's status and fix; server processing seen only at the client is partial."""
     status = classify(cov.recorded, cov.derived, cov.in_scope)
     point = cov.point
@@ -512,21 +710,17 @@ def _term_status(cov: TermCoverage) -> tuple[ItemStatus, str]:
         and status in (ItemStatus.PARTIAL, ItemStatus.NOT_MEASURABLE)
         and cov.client_only
     ):
-        fix = (
-            f"{_needs(_SERVER)}; until then {cov.client_only} calls are measured only at the "
-            "client (an upper bound): a one-sided 'met' is provable, a breach is not"
-        )
-        return ItemStatus.PARTIAL, fix
+        return ItemStatus.PARTIAL, S.FIX_CLIENT_ONLY(fix=_needs(_SERVER), calls=cov.client_only)
     needs: tuple[_Need, ...]
-    derivable_from = ""
+    derivable_from: Message | None = None
     if point is MeasurementPoint.SERVER_PROCESSING:
-        needs, derivable_from = (_SERVER,), "duration_ms − network_ms − queue_ms"
+        needs, derivable_from = (_SERVER,), S.FROM_SERVER()
     elif point is MeasurementPoint.TIME_TO_FIRST_TOKEN:
         needs = (_TTFT,)
     elif point is MeasurementPoint.FULL_RESPONSE:
-        needs = (_Need("start and end times on model-call spans", "a chat span per call"),)
+        needs = (_Need(S.WHAT_CALL_TIMES, S.EG_CALL_TIMES),)
     elif point is MeasurementPoint.TASK_END_TO_END:
-        needs, derivable_from = (_ROOT,), "first span start → last span end of complete tasks"
+        needs, derivable_from = (_ROOT,), S.FROM_COMPLETE_TASKS()
     else:
         lacks_tokens = (cov.whole_request or 0) < cov.in_scope
         wants_gen = cov.basis is not TokensPerSecondBasis.WHOLE_REQUEST
@@ -538,10 +732,10 @@ def _term_status(cov: TermCoverage) -> tuple[ItemStatus, str]:
         status,
         derivable_from=derivable_from,
         needs=needs,
-        no_data="no in-scope units: check the term's scope",
+        no_data=S.NO_UNITS(),
     )
-    if cov.basis_unstated and fix:
-        fix += " (the basis is unstated: both readings are needed until the contract states one)"
+    if cov.basis_unstated and fix is not None:
+        fix = S.FIX_BASIS_UNSTATED(fix=fix)
     return status, fix
 
 
@@ -562,10 +756,10 @@ def _point_item(contract: Contract, coverage: tuple[TermCoverage, ...]) -> Field
         return _not_applicable(
             5,
             name,
-            "in-scope units where the term's metric is measurable",
-            "the contract has no latency terms: see slacheck lint",
+            S.CRIT_POINT_NA(),
+            S.NA_LATENCY(),
         )
-    rows: list[tuple[TermCoverage, ItemStatus, str]] = [
+    rows: list[tuple[TermCoverage, ItemStatus, Message | None]] = [
         (cov, *_term_status(cov)) for cov in coverage
     ]
     details = tuple(
@@ -573,7 +767,7 @@ def _point_item(contract: Contract, coverage: tuple[TermCoverage, ...]) -> Field
         | {
             "status": str(status),
             "needs_schema_change": status in (ItemStatus.PARTIAL, ItemStatus.NOT_MEASURABLE),
-            "fix": fix,
+            "fix": fix.text if fix is not None else "",
             "ratio": cov.measurable / cov.in_scope if cov.in_scope else None,
         }
         for cov, status, fix in rows
@@ -585,11 +779,16 @@ def _point_item(contract: Contract, coverage: tuple[TermCoverage, ...]) -> Field
             r[0].measurable / r[0].in_scope if r[0].in_scope else 1.0,
         ),
     )
-    fixes = [f"{cov.term_id}: {fix}" for cov, status, fix in rows if fix]
-    # schema changes first, as in the table
-    fixes.sort(key=lambda f: SCHEMA_CHANGE not in f)
-    unit = "successful in-scope calls" if worst_cov.unit == "calls" else "tasks with in-scope calls"
-    others = f"; least measurable of {len(rows)} terms" if len(rows) > 1 else ""
+    fixes = [(cov.term_id, fix) for cov, status, fix in rows if fix is not None]
+    # schema changes first, as in the table (a stable sort keeps the terms' order within each)
+    fixes.sort(key=lambda f: SCHEMA_CHANGE not in f[1].text)
+    calls = worst_cov.unit == "calls"
+    term, point = worst_cov.term_id, str(worst_cov.point)
+    if len(rows) > 1:
+        said = S.CRIT_POINT_CALLS_OF if calls else S.CRIT_POINT_TASKS_OF
+        criterion = said(term=term, point=point, terms=len(rows))
+    else:
+        criterion = (S.CRIT_POINT_CALLS if calls else S.CRIT_POINT_TASKS)(term=term, point=point)
     return FieldItem(
         item=5,
         name=name,
@@ -597,22 +796,23 @@ def _point_item(contract: Contract, coverage: tuple[TermCoverage, ...]) -> Field
         denominator=worst_cov.in_scope,
         recorded=worst_cov.recorded,
         derived=worst_cov.derived,
-        criterion=f"term {worst_cov.term_id} ({worst_cov.point}): {unit} where the metric is "
-        f"measurable{others}",
+        criterion_message=criterion,
         status=worst,
         needs_schema_change=any(d["needs_schema_change"] for d in details),
-        fix="; ".join(fixes),
+        fix_message=(
+            S.FIXES(fixes=[S.FIX_FOR_TERM(term=t, fix=f) for t, f in fixes]) if fixes else None
+        ),
         details=details,
     )
 
 
-def _peak_text(peak: Peak) -> str:
+def _peak_text(peak: Peak) -> Message:
     d = peak.definition
     if isinstance(d, RequestRatePeak):
-        return f"in-scope calls/min > {d.requests_per_minute:g}"
+        return S.PEAK_RATE(rate=d.requests_per_minute)
     if isinstance(d, UtilisationPeak):
-        return f"utilisation of {d.capacity_requests_per_minute:g} calls/min > {d.percent:g} %"
-    return f"the busiest {d.percent:g} % of minutes"
+        return S.PEAK_UTILISATION(capacity=d.capacity_requests_per_minute, percent=d.percent)
+    return S.PEAK_BUSIEST(percent=d.percent)
 
 
 def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
@@ -624,8 +824,8 @@ def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
         return _not_applicable(
             7,
             name,
-            "peak-time calls whose degradation is observable",
-            "the contract has no peak policy: see slacheck lint",
+            S.CRIT_PEAK_NA(),
+            S.NA_PEAK(),
         )
     # peak minutes as every check reads them (metering.peak): one definition of "minutes"
     x = c.filter(scoped(c, contract))
@@ -661,10 +861,10 @@ def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
         aggs["cache_ok"] = aggs["cache_deg"]  # staleness is not in the trace: hits are all we see
     r = _row(pc, **aggs)
     policy = deg.policies[0] if deg is not None else None
-    signals = {
-        "smaller_model": ("gen_ai.request.model and gen_ai.response.model", (_RESPONSE_MODEL,)),
-        "cache": ("a response-cache flag", (_CACHED,)),
-        "queue": ("the queue wait", (_QUEUE,)),
+    signals: dict[str, tuple[Message, tuple[_Need, ...]]] = {
+        "smaller_model": (S.SIGNAL_MODELS(), (_RESPONSE_MODEL,)),
+        "cache": (S.WHAT_CACHED(), (_CACHED,)),
+        "queue": (S.WHAT_QUEUE(), (_QUEUE,)),
     }
     details = tuple(
         {
@@ -676,10 +876,10 @@ def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
         }
         for p in signals
     )
-    base = {"peak_minutes": r["minutes"], "definition": _peak_text(peak)}
+    base = {"peak_minutes": r["minutes"], "definition": _peak_text(peak).text}
     if policy is None:
         recorded = r["all"]
-        signal = "all three signals (no policy is written, so any of the three may happen)"
+        signal = S.SIGNAL_ALL()
         needs = tuple(n for s in signals.values() for n in s[1])
     else:
         recorded = r[policy]
@@ -690,10 +890,8 @@ def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
         recorded,
         0,
         r["calls"],
-        f"successful in-scope calls in peak minutes ({_peak_text(peak)}) whose "
-        f"{policy or 'degradation'} is observable: {signal}",
+        S.CRIT_PEAK(peak=_peak_text(peak), policy=policy or S.DEGRADATION(), signal=signal),
         needs=needs,
-        no_data=f"no in-scope call fell in a peak minute ({_peak_text(peak)}): peak behaviour "
-        "cannot be observed in these traces",
+        no_data=S.NO_PEAK(peak=_peak_text(peak)),
         details=({"peak": base}, *details),
     )

@@ -30,6 +30,7 @@ from slacheck.contract.model import (
     Window,
 )
 from slacheck.contract.review import Severity
+from slacheck.messages import NC_, Message, MessageCode, Param
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import point_value, scope_match, scoped, succeeded
 from slacheck.trace.ingest import Traces
@@ -43,6 +44,7 @@ from slacheck.windows import (
 __all__ = [
     "Code",
     "Mismatch",
+    "Said",
     "TermCoverage",
     "find_mismatches",
     "task_scope",
@@ -77,16 +79,254 @@ class Code(StrEnum):
     SCOPE_UNMATCHED = "scope_unmatched"
 
 
+class Said(MessageCode):
+    """Everything the mismatch finder says: a title and an explanation per mismatch."""
+
+    CONTRACT_SCOPE = NC_("mismatch.scope.contract", "the contract's scope")
+    TERM_SCOPE = NC_("mismatch.scope.term", "term {terms}'s scope")
+    EVERY_VALUE = NC_("mismatch.scope.every_value", "every value")
+    NO_CALLS_TITLE = NC_("mismatch.no_calls.title", "the traces hold no model calls")
+    NO_CALLS_DETAIL = NC_(
+        "mismatch.no_calls.detail",
+        "No span is a model call (kind llm), so no call-level term can be checked; check the "
+        "trace format and mapping (slacheck traces inspect).",
+    )
+    NO_MATCH_TITLE = NC_(
+        "mismatch.no_match.title", "{whose} matches none of the {calls} model calls"
+    )
+    NO_MATCH_DETAIL = NC_(
+        "mismatch.no_match.detail",
+        "No call matches {whose} ({values}); every term would be 'no data'. Compare the "
+        "scope's providers, models and endpoints with what the traces record (slacheck traces "
+        "inspect).",
+    )
+    SOME_UNMATCHED_TITLE = NC_(
+        "mismatch.some_unmatched.title", "{whose} names values no call has: {values}"
+    )
+    SOME_UNMATCHED_DETAIL = NC_(
+        "mismatch.some_unmatched.detail",
+        "{matched} of {calls} calls are in scope, but {values} match no call: a misspelling, "
+        "or traffic the traces do not hold.",
+    )
+    OBJECTIVE_MS = NC_("mismatch.objective.ms", "p{percentile} {op} {threshold} ms")
+    OBJECTIVE_TPS = NC_("mismatch.objective.tps", "p{percentile} {op} {threshold} tokens/s")
+    SLICES_MS = NC_(
+        "mismatch.objective.slices_ms",
+        "{statistic} per {minutes}-minute slice {op} {threshold} ms in {passing} % of slices",
+    )
+    SLICES_TPS = NC_(
+        "mismatch.objective.slices_tps",
+        "{statistic} per {minutes}-minute slice {op} {threshold} tokens/s in {passing} % of slices",
+    )
+    ONLY_MET_TITLE = NC_(
+        "mismatch.only_met_provable.title",
+        "{term}: server processing is measured only at the client for {client} of {calls} "
+        "calls: only 'met' is provable",
+    )
+    ONLY_MET_DETAIL = NC_(
+        "mismatch.only_met_provable.detail",
+        "The points nest: the client's full response ≥ the vendor's server processing. A "
+        "client-side figure within the cap ({objective}) proves the cap met; a client figure "
+        "beyond it proves nothing, so a breach can only be 'indeterminate — measured at a "
+        "later point'. Record the vendor's processing time "
+        "(http.response.header.openai-processing-ms) or the network time (slacheck.network_ms) "
+        "to decide both ways.",
+    )
+    UNIT_CALLS = NC_("mismatch.unit.calls", "calls")
+    UNIT_TASKS = NC_("mismatch.unit.tasks", "tasks")
+    LACKS_TTFT = NC_(
+        "mismatch.lacks.time_to_first_token",
+        "time to first token (gen_ai.response.time_to_first_chunk; Langfuse "
+        "completionStartTime; LangSmith first_token_time)",
+    )
+    LACKS_FULL_RESPONSE = NC_(
+        "mismatch.lacks.full_response", "client duration (span start and end)"
+    )
+    LACKS_SERVER = NC_(
+        "mismatch.lacks.server_processing",
+        "server processing (http.response.header.openai-processing-ms)",
+    )
+    LACKS_TASK = NC_(
+        "mismatch.lacks.task_end_to_end",
+        "task time (an invoke_agent root span, or every span of the task)",
+    )
+    NOT_RECORDED_TITLE = NC_(
+        "mismatch.point_not_recorded.title",
+        "{term}: {point} is measurable for {measurable} of {n} in-scope {unit}",
+    )
+    NOT_RECORDED_DETAIL = NC_(
+        "mismatch.point_not_recorded.detail",
+        "The contract meters {point}; the traces lack {what} for {missing} of {n} in-scope "
+        "{unit}. Those cannot count for or against the vendor.",
+    )
+    MEDIANS = NC_(
+        "mismatch.tps.medians",
+        " Medians: {whole:.1f} tokens/s over the whole request, {generation:.1f} after the "
+        "first token.",
+    )
+    TPS_UNSTATED_TITLE = NC_(
+        "mismatch.tps_basis_unstated.title",
+        "{term}: the tokens/s basis is unstated; measured both ways",
+    )
+    TPS_UNSTATED_DETAIL = NC_(
+        "mismatch.tps_basis_unstated.detail",
+        "The contract does not say whether output tokens/s divides by the whole request or "
+        "only by the generation after the first token; the second is always faster, so the "
+        "verdict can depend on the reading. Whole request: {whole} of {n} calls measurable; "
+        "after the first token: {generation} of {n}.{medians} State tokens_per_second_basis in "
+        "the contract.",
+    )
+    LACKS_OUTPUT_TOKENS = NC_(
+        "mismatch.lacks.output_tokens", "output tokens (gen_ai.usage.output_tokens)"
+    )
+    LACKS_TOKENS_AND_TTFT = NC_(
+        "mismatch.lacks.output_tokens_and_ttft",
+        "output tokens and time to first token (gen_ai.usage.output_tokens, "
+        "gen_ai.response.time_to_first_chunk)",
+    )
+    TPS_UNMEASURABLE_TITLE = NC_(
+        "mismatch.tps_basis_unmeasurable.title",
+        "{term}: tokens/s {basis} is measurable for {measurable} of {n} calls",
+    )
+    TPS_UNMEASURABLE_DETAIL = NC_(
+        "mismatch.tps_basis_unmeasurable.detail",
+        "The contract states the {basis} basis, which needs {lacks}; {missing} in-scope calls "
+        "lack them. Whole-request readings exist for {whole} calls.{medians}",
+    )
+    GRAIN_MICROSECOND = NC_("mismatch.grain.microsecond", "microsecond")
+    GRAIN_MILLISECOND = NC_("mismatch.grain.millisecond", "millisecond")
+    GRAIN_SECOND = NC_("mismatch.grain.second", "second")
+    GRAIN_MINUTE = NC_("mismatch.grain.minute", "minute")
+    GRAIN_HOUR = NC_("mismatch.grain.hour", "hour")
+    COARSE_SLICES_TITLE = NC_(
+        "mismatch.coarse_timestamps.slices.title",
+        "{term}: timestamps are recorded to the {grain}, too coarse for {minutes}-minute slices",
+    )
+    COARSE_SLICES_DETAIL = NC_(
+        "mismatch.coarse_timestamps.slices.detail",
+        "Calls cannot be placed in the contracted time slices; record start and end times to "
+        "the millisecond.",
+    )
+    SPARSE_TITLE = NC_(
+        "mismatch.sparse_slices.title",
+        "{term}: {sparse} of {slices} {minutes}-minute slices with calls have fewer than "
+        "{min_calls} measurable calls",
+    )
+    SPARSE_DETAIL = NC_(
+        "mismatch.sparse_slices.detail",
+        "The contract counts a slice with fewer than {min_calls} calls as empty, so {sparse} "
+        "slices with traffic drop out of the {passing} % target (slices aligned to UTC).",
+    )
+    COARSE_THRESHOLD_TITLE = NC_(
+        "mismatch.coarse_timestamps.threshold.title",
+        "{term}: timestamps are recorded to the {grain}, coarse for a {threshold} ms threshold",
+    )
+    COARSE_THRESHOLD_DETAIL = NC_(
+        "mismatch.coarse_timestamps.threshold.detail",
+        "Durations come from start and end times; at this grain a figure near the threshold "
+        "cannot be told apart from one beyond it.",
+    )
+    WINDOW_COUNT = NC_("mismatch.window_count", "{window}: {n}")
+    MAXIMUM_TITLE = NC_(
+        "mismatch.percentile_is_maximum.title",
+        "{term}: p{percentile} over fewer than {needed} {unit} is the largest value ({windows})",
+    )
+    MAXIMUM_DETAIL_GUARDED = NC_(
+        "mismatch.percentile_is_maximum.detail.guarded",
+        "By nearest rank, p{percentile} of fewer than {needed} values is their maximum, so one "
+        "slow outlier decides the window. The contract's min_samples ({min_samples}) makes such "
+        "windows 'no data'.",
+    )
+    MAXIMUM_DETAIL = NC_(
+        "mismatch.percentile_is_maximum.detail",
+        "By nearest rank, p{percentile} of fewer than {needed} values is their maximum, so one "
+        "slow outlier decides the window. Set min_samples in the contract so such windows give "
+        "'no data'.",
+    )
+    COVERAGE_TITLE = NC_(
+        "mismatch.window_coverage.title", "{window}: the traces cover {with_calls} of {days} days"
+    )
+    COVERAGE_TITLE_EDGES = NC_(
+        "mismatch.window_coverage.title_edges",
+        "{window}: the calls stop short of the window's start or end",
+    )
+    COVERAGE_TITLE_CLIPPED = NC_(
+        "mismatch.window_coverage.title_clipped",
+        "{window}: the contract is in force for part of this window only",
+    )
+    COVERAGE_DETAIL = NC_(
+        "mismatch.window_coverage.detail",
+        "The {kind} window {window} ({zone}) has {days} days; in-scope calls fall on "
+        "{with_calls} of them, between {first} and {last}. A verdict for this window covers "
+        "part of it and says so; it cannot settle the window.",
+    )
+    ZONE_TITLE = NC_(
+        "mismatch.time_zone_month.title",
+        "{moved} calls fall in a different calendar month in {zone} than in UTC",
+    )
+    ZONE_DETAIL = NC_(
+        "mismatch.time_zone_month.detail",
+        "The contract bounds its months in {zone} (UTC{offset}); {moved} of {calls} in-scope "
+        "calls lie between a month's UTC midnight and its local midnight. A monthly figure "
+        "computed in UTC would put them in the wrong month.",
+    )
+    PART_NETWORK = NC_("mismatch.part.network", "network")
+    PART_QUEUE = NC_("mismatch.part.queue", "queue")
+    PART_GENERATION = NC_("mismatch.part.generation", "generation after first token")
+    PART_UNMETERED = NC_("mismatch.part.unmetered_calls", "unmetered calls")
+    PART_TOOLS = NC_("mismatch.part.tools", "tools")
+    PART_RETRIEVAL = NC_("mismatch.part.retrieval", "retrieval")
+    PART_GAPS = NC_("mismatch.part.gaps", "gaps")
+    SHARE = NC_("mismatch.share", "{part} {share:percent}")
+    TASK_TIME_TITLE = NC_(
+        "mismatch.uncovered_task_time.title", "{term}: {point} covers {share:percent} of task time"
+    )
+    TASK_TIME_TITLE_PARTS = NC_(
+        "mismatch.uncovered_task_time.title_parts",
+        "{term}: {point} covers {share:percent} of task time; {parts}",
+    )
+    TASK_TIME_DETAIL = NC_(
+        "mismatch.uncovered_task_time.detail",
+        "Over {tasks} tasks with a task time, the contracted point ({point}) covers "
+        "{share:percent} of the time users wait; the rest is not protected by this term: "
+        "{parts}. 'unmetered calls' are model calls outside the term (out of scope, failed, or "
+        "without the metric); 'gaps' is time between spans.",
+    )
+    TASK_TIME_OVERLAP = NC_(
+        "mismatch.uncovered_task_time.overlap",
+        "Spans overlap (parallel calls), so shares sum past 100 %.",
+    )
+    TASK_TIME_CLIENT = NC_(
+        "mismatch.uncovered_task_time.client",
+        "Server processing is known only at the client for {calls} calls, counted at their "
+        "full client duration: the covered share is an upper bound.",
+    )
+    TASK_TIME_WITH_NOTES = NC_(
+        "mismatch.uncovered_task_time.with_notes", "{detail} {notes:sentences}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Mismatch:
-    """One place where the contract meters something the trace measures differently (or not)."""
+    """One place where the contract meters something the trace measures differently (or not).
+
+    ``headline`` and ``explanation`` are messages; ``title`` and ``detail`` their English text.
+    """
 
     code: str
     severity: Severity
     term_id: str | None  # the latency term (or terms, comma-separated); None: the whole contract
-    title: str
-    detail: str
+    headline: Message
+    explanation: Message
     numbers: dict[str, Any]
+
+    @property
+    def title(self) -> str:
+        return self.headline.text
+
+    @property
+    def detail(self) -> str:
+        return self.explanation.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +335,10 @@ class Mismatch:
             "term_id": self.term_id,
             "title": self.title,
             "detail": self.detail,
+            "messages": {
+                "title": self.headline.to_dict(),
+                "detail": self.explanation.to_dict(),
+            },
             "numbers": self.numbers,
         }
 
@@ -276,14 +520,15 @@ def timestamp_resolution_us(calls: ir.Table) -> int | None:
     return res
 
 
-def _unit_text(us: int) -> str:
-    return {1: "microsecond", _MS: "millisecond", _S: "second", _MIN: "minute", _HOUR: "hour"}.get(
-        us, f"{us} µs"
-    )
-
-
-def _pct(x: float) -> str:
-    return f"{x * 100:.0f} %"
+def _grain(us: int) -> Param:
+    said = {
+        1: Said.GRAIN_MICROSECOND,
+        _MS: Said.GRAIN_MILLISECOND,
+        _S: Said.GRAIN_SECOND,
+        _MIN: Said.GRAIN_MINUTE,
+        _HOUR: Said.GRAIN_HOUR,
+    }.get(us)
+    return said() if said is not None else f"{us} µs"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,16 +575,16 @@ def _scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
     for scope, term_ids in scopes.values():
         sm = scope_match(c, scope, contract.readings.model_scope)
         who = ", ".join(term_ids) if term_ids else None
-        whose = f"term {who}'s scope" if who else "the contract's scope"
+        whose = Said.TERM_SCOPE(terms=term_ids) if who else Said.CONTRACT_SCOPE()
+        values: list[Param] = list(sm.unmatched_values)
         numbers = {"calls": sm.calls, "matched": sm.matched, "unmatched": list(sm.unmatched_values)}
         if sm.calls == 0:
             yield Mismatch(
                 Code.SCOPE_UNMATCHED,
                 Severity.HIGH,
                 who,
-                "the traces hold no model calls",
-                "No span is a model call (kind llm), so no call-level term can be checked; "
-                "check the trace format and mapping (slacheck traces inspect).",
+                Said.NO_CALLS_TITLE(),
+                Said.NO_CALLS_DETAIL(),
                 numbers,
             )
             return
@@ -348,10 +593,8 @@ def _scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
                 Code.SCOPE_UNMATCHED,
                 Severity.HIGH,
                 who,
-                f"{whose} matches none of the {sm.calls} model calls",
-                f"No call matches {whose} ({', '.join(sm.unmatched_values) or 'every value'}); "
-                "every term would be 'no data'. Compare the scope's providers, models and "
-                "endpoints with what the traces record (slacheck traces inspect).",
+                Said.NO_MATCH_TITLE(whose=whose, calls=sm.calls),
+                Said.NO_MATCH_DETAIL(whose=whose, values=values or Said.EVERY_VALUE()),
                 numbers,
             )
         elif sm.unmatched_values:
@@ -359,10 +602,8 @@ def _scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
                 Code.SCOPE_UNMATCHED,
                 Severity.MEDIUM,
                 who,
-                f"{whose} names values no call has: {', '.join(sm.unmatched_values)}",
-                f"{sm.matched} of {sm.calls} calls are in scope, but "
-                f"{', '.join(sm.unmatched_values)} match no call: a misspelling, or traffic the "
-                "traces do not hold.",
+                Said.SOME_UNMATCHED_TITLE(whose=whose, values=values),
+                Said.SOME_UNMATCHED_DETAIL(matched=sm.matched, calls=sm.calls, values=values),
                 numbers,
             )
 
@@ -382,14 +623,8 @@ def _points(contract: Contract, coverage: Sequence[TermCoverage]) -> Iterable[Mi
                 Code.ONLY_MET_PROVABLE,
                 Severity.HIGH,
                 term.id,
-                f"{term.id}: server processing is measured only at the client for "
-                f"{cov.client_only} of {n} calls: only 'met' is provable",
-                "The points nest: the client's full response ≥ the vendor's server processing. "
-                f"A client-side figure within the cap ({_objective_text(term)}) proves the cap "
-                "met; a client figure beyond it proves nothing, so a breach can only be "
-                "'indeterminate — measured at a later point'. Record the vendor's processing "
-                "time (http.response.header.openai-processing-ms) or the network time "
-                "(slacheck.network_ms) to decide both ways.",
+                Said.ONLY_MET_TITLE(term=term.id, client=cov.client_only, calls=n),
+                Said.ONLY_MET_DETAIL(objective=_objective_text(term)),
                 numbers,
             )
             continue
@@ -398,29 +633,22 @@ def _points(contract: Contract, coverage: Sequence[TermCoverage]) -> Iterable[Mi
             continue
         if missing > 0:
             what = {
-                MeasurementPoint.TIME_TO_FIRST_TOKEN: (
-                    "time to first token (gen_ai.response.time_to_first_chunk; Langfuse "
-                    "completionStartTime; LangSmith first_token_time)",
-                    "calls",
-                ),
-                MeasurementPoint.FULL_RESPONSE: ("client duration (span start and end)", "calls"),
-                MeasurementPoint.SERVER_PROCESSING: (
-                    "server processing (http.response.header.openai-processing-ms)",
-                    "calls",
-                ),
-                MeasurementPoint.TASK_END_TO_END: (
-                    "task time (an invoke_agent root span, or every span of the task)",
-                    "tasks",
-                ),
+                MeasurementPoint.TIME_TO_FIRST_TOKEN: (Said.LACKS_TTFT, Said.UNIT_CALLS),
+                MeasurementPoint.FULL_RESPONSE: (Said.LACKS_FULL_RESPONSE, Said.UNIT_CALLS),
+                MeasurementPoint.SERVER_PROCESSING: (Said.LACKS_SERVER, Said.UNIT_CALLS),
+                MeasurementPoint.TASK_END_TO_END: (Said.LACKS_TASK, Said.UNIT_TASKS),
             }[cov.point]
+            point, unit = str(cov.point), what[1]()
             yield Mismatch(
                 Code.POINT_NOT_RECORDED,
                 Severity.HIGH if cov.measurable == 0 else Severity.MEDIUM,
                 term.id,
-                f"{term.id}: {cov.point} is measurable for {cov.measurable} of {n} in-scope "
-                f"{what[1]}",
-                f"The contract meters {cov.point}; the traces lack {what[0]} for {missing} of "
-                f"{n} in-scope {what[1]}. Those cannot count for or against the vendor.",
+                Said.NOT_RECORDED_TITLE(
+                    term=term.id, point=point, measurable=cov.measurable, n=n, unit=unit
+                ),
+                Said.NOT_RECORDED_DETAIL(
+                    point=point, what=what[0](), missing=missing, n=n, unit=unit
+                ),
                 numbers,
             )
 
@@ -429,55 +657,58 @@ def _tps(term: LatencyTerm, cov: TermCoverage) -> Iterable[Mismatch]:
     n = cov.in_scope
     whole, gen = cov.whole_request or 0, cov.after_first_token or 0
     mw, mg = cov.median_whole_request, cov.median_after_first_token
-    medians = (
-        f" Medians: {mw:.1f} tokens/s over the whole request, {mg:.1f} after the first token."
-        if mw is not None and mg is not None
-        else ""
+    medians: Param = (
+        Said.MEDIANS(whole=mw, generation=mg) if mw is not None and mg is not None else ""
     )
     if cov.basis_unstated:
         yield Mismatch(
             Code.TPS_BASIS_UNSTATED,
             Severity.HIGH,
             term.id,
-            f"{term.id}: the tokens/s basis is unstated; measured both ways",
-            "The contract does not say whether output tokens/s divides by the whole request or "
-            "only by the generation after the first token; the second is always faster, so the "
-            f"verdict can depend on the reading. Whole request: {whole} of {n} calls "
-            f"measurable; after the first token: {gen} of {n}.{medians} State "
-            "tokens_per_second_basis in the contract.",
+            Said.TPS_UNSTATED_TITLE(term=term.id),
+            Said.TPS_UNSTATED_DETAIL(whole=whole, n=n, generation=gen, medians=medians),
             cov.to_dict(),
         )
         return
     stated = cov.basis or TokensPerSecondBasis.WHOLE_REQUEST
     if cov.measurable < n:
         lacks = (
-            "output tokens (gen_ai.usage.output_tokens)"
+            Said.LACKS_OUTPUT_TOKENS()
             if stated is TokensPerSecondBasis.WHOLE_REQUEST
-            else "output tokens and time to first token (gen_ai.usage.output_tokens, "
-            "gen_ai.response.time_to_first_chunk)"
+            else Said.LACKS_TOKENS_AND_TTFT()
         )
         yield Mismatch(
             Code.TPS_BASIS_UNMEASURABLE,
             Severity.HIGH if cov.measurable == 0 else Severity.MEDIUM,
             term.id,
-            f"{term.id}: tokens/s {stated} is measurable for {cov.measurable} of {n} calls",
-            f"The contract states the {stated} basis, which needs {lacks}; {n - cov.measurable} "
-            f"in-scope calls lack them. Whole-request readings exist for {whole} calls.{medians}",
+            Said.TPS_UNMEASURABLE_TITLE(
+                term=term.id, basis=str(stated), measurable=cov.measurable, n=n
+            ),
+            Said.TPS_UNMEASURABLE_DETAIL(
+                basis=str(stated),
+                lacks=lacks,
+                missing=n - cov.measurable,
+                whole=whole,
+                medians=medians,
+            ),
             cov.to_dict(),
         )
 
 
-def _objective_text(term: LatencyTerm) -> str:
+def _objective_text(term: LatencyTerm) -> Message:
     o = term.objective
-    unit = (
-        "tokens/s" if term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND else "ms"
-    )
+    tps = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
     op = "≤" if o.direction == "at_most" else "≥"
     if isinstance(o, OccurrenceObjective):
-        return f"p{o.percentile:g} {op} {o.threshold:g} {unit}"
-    return (
-        f"{o.statistic} per {o.slice_minutes}-minute slice {op} {o.threshold:g} {unit} in "
-        f"{o.slices_passing_percent:g} % of slices"
+        said = Said.OBJECTIVE_TPS if tps else Said.OBJECTIVE_MS
+        return said(percentile=o.percentile, op=op, threshold=o.threshold)
+    said = Said.SLICES_TPS if tps else Said.SLICES_MS
+    return said(
+        statistic=str(o.statistic),
+        minutes=o.slice_minutes,
+        op=op,
+        threshold=o.threshold,
+        passing=o.slices_passing_percent,
     )
 
 
@@ -513,10 +744,10 @@ def _reproducibility(
                     Code.COARSE_TIMESTAMPS,
                     Severity.HIGH,
                     term.id,
-                    f"{term.id}: timestamps are recorded to the {_unit_text(res)}, too coarse "
-                    f"for {o.slice_minutes}-minute slices",
-                    "Calls cannot be placed in the contracted time slices; record start and end "
-                    "times to the millisecond.",
+                    Said.COARSE_SLICES_TITLE(
+                        term=term.id, grain=_grain(res), minutes=o.slice_minutes
+                    ),
+                    Said.COARSE_SLICES_DETAIL(),
                     {"resolution_us": res, "slice_minutes": o.slice_minutes},
                 )
             per = values.group_by(slice=values.ts_us // slice_us).aggregate(n=values.count())
@@ -531,11 +762,18 @@ def _reproducibility(
                     Code.SPARSE_SLICES,
                     Severity.HIGH if sparse * 2 > slices else Severity.MEDIUM,
                     term.id,
-                    f"{term.id}: {sparse} of {slices} {o.slice_minutes}-minute slices with "
-                    f"calls have fewer than {o.min_calls_per_slice} measurable calls",
-                    f"The contract counts a slice with fewer than {o.min_calls_per_slice} calls "
-                    f"as empty, so {sparse} slices with traffic drop out of the "
-                    f"{o.slices_passing_percent:g} % target (slices aligned to UTC).",
+                    Said.SPARSE_TITLE(
+                        term=term.id,
+                        sparse=sparse,
+                        slices=slices,
+                        minutes=o.slice_minutes,
+                        min_calls=o.min_calls_per_slice,
+                    ),
+                    Said.SPARSE_DETAIL(
+                        min_calls=o.min_calls_per_slice,
+                        sparse=sparse,
+                        passing=o.slices_passing_percent,
+                    ),
                     {
                         "slices_with_calls": slices,
                         "sparse_slices": sparse,
@@ -555,10 +793,8 @@ def _reproducibility(
                 Code.COARSE_TIMESTAMPS,
                 Severity.MEDIUM,
                 term.id,
-                f"{term.id}: timestamps are recorded to the {_unit_text(res)}, coarse for a "
-                f"{o.threshold:g} ms threshold",
-                "Durations come from start and end times; at this grain a figure near the "
-                "threshold cannot be told apart from one beyond it.",
+                Said.COARSE_THRESHOLD_TITLE(term=term.id, grain=_grain(res), threshold=o.threshold),
+                Said.COARSE_THRESHOLD_DETAIL(),
                 {"resolution_us": res, "threshold_ms": o.threshold},
             )
         needed = 100.0 / (100.0 - o.percentile)
@@ -576,15 +812,21 @@ def _reproducibility(
                 Code.PERCENTILE_IS_MAXIMUM,
                 Severity.LOW if guarded else Severity.MEDIUM,
                 term.id,
-                f"{term.id}: p{o.percentile:g} over fewer than {math.ceil(needed)} {unit} is the "
-                f"largest value ({', '.join(f'{w}: {n}' for w, n in thin)})",
-                f"By nearest rank, p{o.percentile:g} of fewer than {math.ceil(needed)} values is "
-                "their maximum, so one slow outlier decides the window."
-                + (
-                    f" The contract's min_samples ({term.min_samples}) makes such windows "
-                    "'no data'."
+                Said.MAXIMUM_TITLE(
+                    term=term.id,
+                    percentile=o.percentile,
+                    needed=math.ceil(needed),
+                    unit=Said.UNIT_TASKS() if unit == "tasks" else Said.UNIT_CALLS(),
+                    windows=[Said.WINDOW_COUNT(window=w, n=n) for w, n in thin],
+                ),
+                (
+                    Said.MAXIMUM_DETAIL_GUARDED(
+                        percentile=o.percentile,
+                        needed=math.ceil(needed),
+                        min_samples=term.min_samples,
+                    )
                     if guarded
-                    else " Set min_samples in the contract so such windows give 'no data'."
+                    else Said.MAXIMUM_DETAIL(percentile=o.percentile, needed=math.ceil(needed))
                 ),
                 {
                     "percentile": o.percentile,
@@ -628,19 +870,32 @@ def _window_coverage(m: Metering) -> Iterable[Mismatch]:
             cov = m.coverage(w)
             if not cov.partial:
                 continue
-            span = ""
+            first = last = "—"
             if cov.first_us is not None and cov.last_us is not None:
-                first, last = from_us(cov.first_us, zone), from_us(cov.last_us, zone)
-                span = f", between {first:%Y-%m-%d %H:%M} and {last:%Y-%m-%d %H:%M}"
-            clipped = " The contract's effective period cuts this window." if w.clipped else ""
+                first = f"{from_us(cov.first_us, zone):%Y-%m-%d %H:%M}"
+                last = f"{from_us(cov.last_us, zone):%Y-%m-%d %H:%M}"
             yield Mismatch(
                 Code.WINDOW_COVERAGE,
                 Severity.MEDIUM,
                 ", ".join(who),
-                f"{w.label}: the traces cover {cov.days_with_calls} of {cov.days} days",
-                f"The {kind} window {w.label} ({w.zone}) has {cov.days} days; in-scope calls "
-                f"fall on {cov.days_with_calls} of them{span}.{clipped} A verdict for this "
-                "window covers part of it and says so; it cannot settle the window.",
+                (
+                    Said.COVERAGE_TITLE(
+                        window=w.label, with_calls=cov.days_with_calls, days=cov.days
+                    )
+                    if cov.days_with_calls < cov.days
+                    else Said.COVERAGE_TITLE_CLIPPED(window=w.label)
+                    if cov.clipped
+                    else Said.COVERAGE_TITLE_EDGES(window=w.label)
+                ),
+                Said.COVERAGE_DETAIL(
+                    kind=str(kind),
+                    window=w.label,
+                    zone=w.zone,
+                    days=cov.days,
+                    with_calls=cov.days_with_calls,
+                    first=first,
+                    last=last,
+                ),
                 {
                     "window": w.label,
                     "window_kind": str(kind),
@@ -687,10 +942,8 @@ def _time_zone(contract: Contract, c: ir.Table, rng: Range) -> Iterable[Mismatch
         Code.TIME_ZONE_MONTH,
         Severity.MEDIUM,
         None,
-        f"{moved} calls fall in a different calendar month in {zone.key} than in UTC",
-        f"The contract bounds its months in {zone.key} (UTC{_offset_text(offset)}); "
-        f"{moved} of {_n(r['n'])} in-scope calls lie between a month's UTC midnight and its "
-        f"local midnight. A monthly figure computed in UTC would put them in the wrong month.",
+        Said.ZONE_TITLE(moved=moved, zone=zone.key),
+        Said.ZONE_DETAIL(zone=zone.key, offset=_offset_text(offset), moved=moved, calls=_n(r["n"])),
         {"zone": zone.key, "calls": _n(r["n"]), "moved": moved, "month_starts": boundaries},
     )
 
@@ -767,28 +1020,31 @@ def _task_time(
         shown = sorted(
             ((k, v) for k, v in shares.items() if v >= _SHARE_SHOWN), key=lambda kv: -kv[1]
         )
-        title = f"{term.measurement_point} covers {_pct(cov_share)} of task time"
-        if shown:
-            title += "; " + ", ".join(f"{k} {_pct(v)}" for k, v in shown)
+        point = str(term.measurement_point)
+        title = (
+            Said.TASK_TIME_TITLE_PARTS(
+                term=term.id, point=point, share=cov_share, parts=_shares(shown)
+            )
+            if shown
+            else Said.TASK_TIME_TITLE(term=term.id, point=point, share=cov_share)
+        )
+        detail = Said.TASK_TIME_DETAIL(
+            tasks=_n(r["tasks"]),
+            point=point,
+            share=cov_share,
+            parts=_shares(shown or list(shares.items())),
+        )
+        notes: list[Param] = []
+        if rest < 0:
+            notes.append(Said.TASK_TIME_OVERLAP())
+        if _n(r.get(f"cli{i}")):
+            notes.append(Said.TASK_TIME_CLIENT(calls=_n(r[f"cli{i}"])))
         yield Mismatch(
             Code.UNCOVERED_TASK_TIME,
             Severity.MEDIUM if cov_share < 0.5 else Severity.LOW,
             term.id,
-            f"{term.id}: {title}",
-            f"Over {_n(r['tasks'])} tasks with a task time, the contracted point "
-            f"({term.measurement_point}) covers {_pct(cov_share)} of the time users wait; the "
-            "rest is not protected by this term: "
-            + ", ".join(f"{k} {_pct(v)}" for k, v in shown or shares.items())
-            + ". 'unmetered calls' are model calls outside the term (out of scope, failed, or "
-            "without the metric); 'gaps' is time between spans."
-            + (" Spans overlap (parallel calls), so shares sum past 100 %." if rest < 0 else "")
-            + (
-                f" Server processing is known only at the client for {_n(r[f'cli{i}'])} "
-                "calls, counted at their full client duration: the covered share is an upper "
-                "bound."
-                if _n(r.get(f"cli{i}"))
-                else ""
-            ),
+            title,
+            Said.TASK_TIME_WITH_NOTES(detail=detail, notes=notes) if notes else detail,
             {
                 "tasks": _n(r["tasks"]),
                 "task_ms": total,
@@ -797,3 +1053,19 @@ def _task_time(
                 "point": str(term.measurement_point),
             },
         )
+
+
+#: the parts of task time a point leaves out, keyed as the JSON numbers name them
+_PARTS = {
+    "network": Said.PART_NETWORK,
+    "queue": Said.PART_QUEUE,
+    "generation after first token": Said.PART_GENERATION,
+    "unmetered calls": Said.PART_UNMETERED,
+    "tools": Said.PART_TOOLS,
+    "retrieval": Said.PART_RETRIEVAL,
+    "gaps": Said.PART_GAPS,
+}
+
+
+def _shares(parts: Sequence[tuple[str, float]]) -> list[Param]:
+    return [Said.SHARE(part=_PARTS[k](), share=v) for k, v in parts]

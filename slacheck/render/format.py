@@ -26,6 +26,8 @@ from slacheck.contract.model import (
     RequestRatePeak,
     UtilisationPeak,
 )
+from slacheck.messages import Message
+from slacheck.messages import render as render_message
 
 __all__ = [
     "LABELS",
@@ -415,7 +417,6 @@ LABELS: dict[str, dict[str, str]] = {
         "where": "Clause",
         "finding": "Finding",
         "suggestion": "Suggested wording",
-        "original": "",
         "part": "Part",
         "per_task": "Per task (mean)",
         "share": "Share",
@@ -473,7 +474,6 @@ LABELS: dict[str, dict[str, str]] = {
         "where": "对应条款",
         "finding": "问题",
         "suggestion": "建议措辞",
-        "original": "（英文原文）",
         "part": "组成部分",
         "per_task": "每任务平均",
         "share": "占比",
@@ -804,6 +804,10 @@ class Formatter:
     def yes_no(self, v: Any) -> str:
         return LABELS[self.lang]["yes" if v else "no"]
 
+    def message(self, m: Message) -> str:
+        """A finding, mismatch or fix in this language, from the message catalogue."""
+        return render_message(m, self.lang)
+
     def listing(self, items: Any) -> str:
         values = [str(x) for x in items]
         if not values:
@@ -838,6 +842,7 @@ class Formatter:
             "region": self.region,
             "yes_no": self.yes_no,
             "listing": self.listing,
+            "msg": self.message,
             "md": md_cell,
             "threshold": self.threshold,
             # every other name group as `<group>_name`: {{ rl.basis | basis_name }}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from slacheck.evaluate import Evaluation
 from slacheck.match.fields import FieldCheck
+from slacheck.messages import render
 from slacheck.render.format import md_cell, md_text
 
 
@@ -50,8 +51,11 @@ def evaluation_markdown(evaluation: Evaluation) -> str:
     return "\n".join(lines)
 
 
-def fields_markdown(check: FieldCheck) -> str:
-    """The eight items as a Markdown table: gaps needing a schema change first, then the rest."""
+def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
+    """The eight items as a Markdown table: gaps needing a schema change first, then the rest.
+
+    Criteria and fixes in ``lang``; item names and statuses stay as the JSON names them.
+    """
     first = [i for i in check.items if i.needs_schema_change]
     rest = [i for i in check.items if not i.needs_schema_change]
     lines = [
@@ -66,9 +70,9 @@ def fields_markdown(check: FieldCheck) -> str:
             i.numerator,
             i.denominator,
             ratio,
-            i.criterion,
+            render(i.criterion_message, lang),
             str(i.status).replace("_", " "),
-            i.fix or "—",
+            render(i.fix_message, lang) if i.fix_message is not None else "—",
         )
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,224 @@
+"""Messages and their catalogues: every code is worded in every language, with the parameters
+its emitters pass, and the Chinese carries no English prose."""
+
+# The sweep runs the clause review over every review case and sample contract, and the field
+# check (with the mismatch finder) over generated traffic for the sample contracts; every
+# message they emit, nested ones included, is checked against its templates in both languages.
+
+from __future__ import annotations
+
+import io
+import json
+import tomllib
+from collections.abc import Iterator
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from babel.messages.pofile import read_po
+from ruamel.yaml import YAML
+
+import slacheck.contract.review
+import slacheck.match.fields
+import slacheck.match.mismatch
+from slacheck.contract.load import load_contract, load_contract_text
+from slacheck.contract.review import review
+from slacheck.match.fields import DERIVABLE_NOW, SCHEMA_CHANGE, FieldSays, check_fields
+from slacheck.messages import LANGUAGES, Message, MessageCode, placeholders, render, template_for
+from slacheck.trace.ingest import ingest
+from tests.langcheck import english_runs
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTRACTS = sorted((ROOT / "contracts").glob("*.yaml")) + sorted(
+    (ROOT / "slacheck" / "contract" / "starters").glob("*.yaml")
+)
+CASES = sorted((ROOT / "tests" / "cases" / "review").glob("SLA*.yaml"))
+IDENTITY = {"id": "T-1", "vendor": "V", "customer": "C", "effective": {"start": "2026-01-01"}}
+
+
+def _codes() -> list[MessageCode]:
+    return [m for kind in MessageCode.__subclasses__() for m in kind]
+
+
+def _catalogue() -> Any:
+    path = ROOT / "slacheck" / "locale" / "zh_CN" / "LC_MESSAGES" / "slacheck.po"
+    with path.open("rb") as fh:
+        return read_po(fh)
+
+
+# ---------------------------------------------------------------------------------------------
+# the catalogues
+
+
+def test_codes_are_unique_across_modules() -> None:
+    values = [str(c) for c in _codes()]
+    assert len(values) == len(set(values))
+    assert len(values) > 200  # review, mismatch and field check
+
+
+@pytest.mark.parametrize("code", _codes(), ids=str)
+def test_every_code_has_an_english_template_and_a_chinese_translation(code: MessageCode) -> None:
+    assert code.template.strip()
+    zh = template_for(code, "zh")
+    assert zh, f"{code}: no current zh translation (run `make messages` and translate it)"
+    # the same parameters in both languages, with the same format specs
+    assert placeholders(zh) == placeholders(code.template)
+    assert _specs(zh) == _specs(code.template)
+
+
+def _specs(template: str) -> set[tuple[str, str]]:
+    import string
+
+    return {(n, s or "") for _, n, s, _ in string.Formatter().parse(template) if n}
+
+
+def test_catalogue_has_no_stale_fuzzy_or_empty_entries() -> None:
+    cat = _catalogue()
+    current = {(str(c), c.template) for c in _codes()}
+    entries = [m for m in cat if m.id]
+    assert {(m.context, m.id) for m in entries} == current, "run `make messages`"
+    assert not [m.context for m in entries if m.fuzzy or not m.string]
+
+
+def test_catalogue_ships_with_the_package() -> None:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "locale/*/LC_MESSAGES/*.po" in data["tool"]["setuptools"]["package-data"]["slacheck"]
+    po = resources.files("slacheck").joinpath("locale/zh_CN/LC_MESSAGES/slacheck.po")
+    assert po.is_file()
+
+
+def test_a_code_refuses_parameters_its_template_does_not_name() -> None:
+    with pytest.raises(TypeError, match="takes"):
+        FieldSays.FIX_FOR_TERM(term="L1")
+    with pytest.raises(TypeError, match="takes"):
+        FieldSays.NO_TASKS(extra=1)
+
+
+def test_fix_kinds_start_as_the_constants_say() -> None:
+    assert FieldSays.FIX_SCHEMA.template.startswith(SCHEMA_CHANGE + ":")
+    assert FieldSays.FIX_DERIVABLE.template.startswith(DERIVABLE_NOW + " ")
+
+
+# ---------------------------------------------------------------------------------------------
+# rendering
+
+
+def test_numbers_follow_the_locale() -> None:
+    share = slacheck.match.mismatch.Said.SHARE(part="x", share=0.383)
+    assert render(share, "en") == "x 38 %"
+    assert render(share, "zh") == "x 38%"
+    medians = slacheck.match.mismatch.Said.MEDIANS(whole=1234.56, generation=80.0)
+    assert "1,234.6 tokens/s" in render(medians, "en")
+    assert "1,234.6 Token/秒" in render(medians, "zh")
+    says = slacheck.contract.review.Says
+    assert render(says.MINUTES(n=128000), "en") == "128,000 min"
+    assert render(says.MINUTES(n=99.95), "zh") == "99.95 分钟"
+
+
+def test_lists_join_in_the_language() -> None:
+    said = FieldSays.CRIT_REGION(allowed=["cn-north-1", "cn-east-2"])
+    assert render(said, "en").endswith("allowed: cn-north-1, cn-east-2")
+    assert render(said, "zh").endswith("允许的地域：cn-north-1、cn-east-2")
+
+
+def test_to_dict_carries_code_params_and_english_text() -> None:
+    said = FieldSays.FIX_FOR_TERM(term="L1", fix=FieldSays.NO_TASKS())
+    d = json.loads(json.dumps(said.to_dict()))
+    assert d == {
+        "code": "fields.fix.for_term",
+        "params": {
+            "term": "L1",
+            "fix": {"code": "fields.no_data.tasks", "params": {}, "text": "no tasks in the traces"},
+        },
+        "text": "L1: no tasks in the traces",
+    }
+
+
+def test_unknown_language_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown language"):
+        render(FieldSays.NO_TASKS(), "fr")
+
+
+def test_english_runs_flags_prose_not_identifiers() -> None:
+    assert (
+        english_runs("将 measurement_point 改为 full_response（gen_ai.usage.output_tokens）") == []
+    )
+    assert english_runs("条款 L1-task-p95：`method: nearest_rank`，“no data”") == []
+    assert english_runs("<p>合同 The contract does not say</p>") == ["The contract does not say"]
+    assert english_runs("Two words 中文") == []
+
+
+# ---------------------------------------------------------------------------------------------
+# the sweep: what the emitters really pass
+
+
+def _walk(message: Message) -> Iterator[Message]:
+    yield message
+    for value in message.params.values():
+        for v in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(v, Message):
+                yield from _walk(v)
+
+
+def _case_contracts() -> Iterator[Any]:
+    yaml = YAML(typ="safe")
+    for path in CASES:
+        for case in yaml.load(path.read_text(encoding="utf-8"))["cases"]:
+            buf = io.StringIO()
+            yaml.dump({"contract": IDENTITY, **(case["contract"] or {})}, buf)
+            yield load_contract_text(buf.getvalue(), f"{path.stem}: {case['name']}")
+
+
+@cache
+def _review_messages() -> tuple[Message, ...]:
+    contracts = [*_case_contracts(), *(load_contract(p) for p in CONTRACTS)]
+    found = [f for c in contracts for f in review(c)]
+    return tuple(m for f in found for top in (f.headline, f.why, f.fix) for m in _walk(top))
+
+
+def _check(messages: tuple[Message, ...]) -> None:
+    for m in messages:
+        assert set(m.params) == placeholders(m.code.template), m.code
+        for lang in LANGUAGES:
+            text = render(m, lang)
+            assert text.strip() and "{" not in text, (m.code, lang, text)
+        runs = english_runs(render(m, "zh"))
+        assert runs == [], (m.code, runs, render(m, "zh"))
+
+
+def test_review_messages_match_their_templates_in_both_languages() -> None:
+    messages = _review_messages()
+    assert len({m.code for m in messages}) > 90
+    _check(messages)
+
+
+@pytest.mark.parametrize("code", _codes(), ids=str)
+def test_every_template_renders_in_chinese_without_english_prose(code: MessageCode) -> None:
+    """Each code with stand-in parameters (a number, or a list where the spec joins one)."""
+    specs = dict(_specs(code.template))
+    params: dict[str, Any] = {
+        name: [1, 2] if spec in ("semi", "and", "sentences") else 12.5
+        for name, spec in specs.items()
+    }
+    message = code(**params)
+    zh = render(message, "zh")
+    assert "{" not in zh and english_runs(zh) == [], zh
+
+
+def test_field_check_messages_match_their_templates_in_both_languages(
+    generated_parquet: Path,
+) -> None:
+    traces = ingest([generated_parquet])
+    messages: list[Message] = []
+    for path in CONTRACTS:
+        check = check_fields(load_contract(path), traces)
+        for item in check.items:
+            messages += _walk(item.criterion_message)
+            if item.fix_message is not None:
+                messages += _walk(item.fix_message)
+        for mm in check.mismatches:
+            messages += [*_walk(mm.headline), *_walk(mm.explanation)]
+    assert len({m.code for m in messages}) > 20
+    _check(tuple(messages))
