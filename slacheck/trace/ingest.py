@@ -12,6 +12,7 @@ from typing import Any
 
 import duckdb
 import ibis
+import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 import pyarrow as pa
 from ibis.backends import BaseBackend
@@ -358,85 +359,109 @@ def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValu
 def _quality(
     con: BaseBackend, raw: ir.Table, sources: tuple[SourceFile, ...], *, materialise: bool
 ) -> Traces:
-    """Classify every row: used, set aside (with a reason), orphan. Scales to 10⁷ spans.
+    """Classify every row: used, set aside (with a reason), orphan. Scales to 10⁸ spans.
 
     Parquet stays where it is and is scanned per query (DuckDB scans it faster than it could
-    copy it); only the rare duplicate and orphan rows are found once and kept as a small table.
+    copy it). Three aggregate queries, nothing brought into Python but their small results:
+    rows read (file metadata for Parquet), rows per reason, and one pass over the hashed ids
+    for duplicates and orphans. Only when that pass finds suspects are their rows looked at.
     """
     if materialise:
         raw = _materialise(con, raw)
     t = raw.mutate(_reason=reason_expr(raw))
     flags = _flags(con, t.filter(t._reason.isnull()))
-    j = t.left_join(flags, [t.source_file == flags.f_file, t.source_ref == flags.f_ref])
-    t = j.mutate(
-        _reason=ibis.ifelse(
-            j._reason.isnull() & j.f_dup.fill_null(False),
-            ibis.literal(str(SetAside.DUPLICATE_SPAN_ID)),
-            j._reason,
-        ),
-        orphan=j.f_orphan.fill_null(False),
-    ).drop("f_file", "f_ref", "f_dup", "f_orphan")
+    if flags is None:  # the common case: no duplicate, no orphan, so no join at all
+        t = t.mutate(orphan=ibis.literal(False))
+    else:
+        j = t.left_join(flags, [t.source_file == flags.f_file, t.source_ref == flags.f_ref])
+        t = j.mutate(
+            _reason=ibis.ifelse(
+                j._reason.isnull() & j.f_dup.fill_null(False),
+                ibis.literal(str(SetAside.DUPLICATE_SPAN_ID)),
+                j._reason,
+            ),
+            orphan=j.f_orphan.fill_null(False),
+        ).drop("f_file", "f_ref", "f_dup", "f_orphan")
     spans = t.filter(t._reason.isnull()).drop("_reason")
     bad = t.filter(t._reason.notnull()).drop("orphan")
 
     # Rows read are counted on the input itself, the rest in one pass over the classified rows:
     # a join that duplicated or lost rows would break the accounting check below.
     rows_read = int(raw.count().execute())
-    groups = t.group_by(reason=t._reason).aggregate(n=t.count(), orphans=t.orphan.sum()).execute()
+    groups = t.group_by(reason=t._reason).aggregate(n=t.count(), orphans=t.orphan.sum())
     set_aside: dict[str, int] = {}
     rows_used = orphans = 0
-    for r, n, o in zip(groups["reason"], groups["n"], groups["orphans"], strict=True):
-        if r is None or r != r:  # null reason: the rows used (NaN when pandas fills it)
+    for r, n, o in _rows(groups):
+        if r is None:  # null reason: the rows used
             rows_used, orphans = int(n), int(o or 0)
         else:
             set_aside[str(r)] = int(n)
-    ew = ibis.window(group_by=bad._reason, order_by=[bad.source_file, bad.source_ref])
-    ex = bad.mutate(_i=ibis.row_number().over(ew)).filter(lambda x: x._i < _EXAMPLES)
-    ex_df = ex.select(ex._reason, ex.source_file, ex.source_ref).execute()
     examples: dict[str, list[str]] = {}
-    for r, f, ref in zip(ex_df["_reason"], ex_df["source_file"], ex_df["source_ref"], strict=True):
-        examples.setdefault(str(r), []).append(f"{f}: {ref}")
-    # orphan examples come from the small flags table, not from another scan
-    lone = flags.filter(flags.f_orphan & ~flags.f_dup)
-    orphan_df = lone.order_by([lone.f_file, lone.f_ref]).limit(_EXAMPLES).execute()
+    if set_aside:
+        ew = ibis.window(group_by=bad._reason, order_by=[bad.source_file, bad.source_ref])
+        ex = bad.mutate(_i=ibis.row_number().over(ew)).filter(lambda x: x._i < _EXAMPLES)
+        for r, f, ref in _rows(ex.select(ex._reason, ex.source_file, ex.source_ref)):
+            examples.setdefault(str(r), []).append(f"{f}: {ref}")
+    orphan_examples: tuple[str, ...] = ()
+    if flags is not None and orphans:
+        # orphan examples come from the small flags table, not from another scan
+        lone = flags.filter(flags.f_orphan & ~flags.f_dup)
+        first = lone.order_by([lone.f_file, lone.f_ref]).limit(_EXAMPLES)
+        orphan_examples = tuple(f"{f}: {r}" for f, r in _rows(first.select("f_file", "f_ref")))
     quality = Quality(
         rows_read=rows_read,
         rows_used=rows_used,
         set_aside=set_aside,
         examples={k: tuple(sorted(v)) for k, v in examples.items()},
         orphans=orphans,
-        orphan_examples=tuple(
-            f"{f}: {r}" for f, r in zip(orphan_df["f_file"], orphan_df["f_ref"], strict=True)
-        ),
+        orphan_examples=orphan_examples,
     )
     if quality.rows_read != quality.rows_used + quality.rows_set_aside:
         raise AssertionError(f"row accounting broken: {quality}")  # a bug, never bad input
     return Traces(spans=spans, backend=con, sources=sources, quality=quality, set_aside_rows=bad)
 
 
-def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table:
-    """The few rows that are duplicates (not the first of their id) or orphans, as a small table.
+def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
+    """A small result as Python tuples (through Arrow: no pandas, nulls stay None)."""
+    table = t.to_pyarrow()
+    return list(zip(*(c.to_pylist() for c in table.columns), strict=True))
 
-    Ids are compared through hashes first (two integer keys join far faster than two strings);
-    duplicates found by hash are confirmed on the strings, so a hash collision costs time, never
-    a wrong verdict. An orphan could hide behind a collision of its parent's hash with another
-    span of the same task: odds about n/2⁶⁴ on DuckDB (64-bit hashes), negligible.
+
+def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table | None:
+    """The few rows that are duplicates (not the first of their id) or orphans, as a small
+    table; None when there are none.
+
+    One pass over the usable rows finds both: every span contributes its own key (task, span)
+    and, when it has a parent, a reference (task, parent); grouped by key, a key held by more
+    than one span is a duplicate suspect and a key referred to but held by none is a missing
+    parent. Keys are hashes (two integers group far faster than two strings); suspects are
+    confirmed on the strings, so a hash collision costs time, never a wrong verdict. An orphan
+    could hide behind a collision of its parent's key with another span's: odds about n/2⁶⁴
+    (64-bit keys on both engines), negligible.
     """
-    keyed = clean.mutate(_a=clean.task_id.hash(), _b=clean.span_id.hash())
-    keys = keyed.select(k_a=keyed._a, k_b=keyed._b)
-    # Any duplicates at all? The self-join on the keys returns more rows than there are rows.
-    other = keys.view()
-    pairs = int(keys.join(other, [keys.k_a == other.k_a, keys.k_b == other.k_b]).count().execute())
-    n = int(keys.count().execute())
+    key = _id_key(con)
+    keyed = clean.mutate(
+        _k=key(clean.task_id, clean.span_id), _p=key(clean.task_id, clean.parent_span_id)
+    )
+    own = keyed.select(k=keyed._k, own=ibis.literal(1, "int64"))
+    child = keyed.filter(keyed.parent_span_id.notnull())
+    ref = child.select(k=child._p, own=ibis.literal(0, "int64"))
+    keys = ibis.union(own, ref, distinct=False)
+    held = keys.group_by("k").aggregate(n=keys.own.sum())
+    suspects = _materialise(con, held.filter(held.n != 1))
+    counts = suspects.aggregate(
+        d=(suspects.n > 1).cast("int64").sum(), m=(suspects.n == 0).cast("int64").sum()
+    )
+    n_dup, n_missing = (int(v or 0) for v in _rows(counts)[0])
     parts: list[ir.Table] = []
-    if pairs > n:
-        cand = keys.group_by(["k_a", "k_b"]).aggregate(_n=keys.count()).filter(lambda x: x._n > 1)
-        suspects = keyed.semi_join(cand, [keyed._a == cand.k_a, keyed._b == cand.k_b])
+    if n_dup:
+        cand = suspects.filter(suspects.n > 1)
+        rows = keyed.semi_join(cand, keyed._k == cand.k)
         w = ibis.window(
-            group_by=[suspects.task_id, suspects.span_id],
-            order_by=[suspects.start_us, suspects.source_file, suspects.source_ref],
+            group_by=[rows.task_id, rows.span_id],
+            order_by=[rows.start_us, rows.source_file, rows.source_ref],
         )
-        ranked = suspects.mutate(_rn=ibis.row_number().over(w))
+        ranked = rows.mutate(_rn=ibis.row_number().over(w))
         dups = ranked.filter(ranked._rn > 0)
         parts.append(
             dups.select(
@@ -446,22 +471,37 @@ def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table:
                 f_orphan=ibis.literal(False),
             )
         )
-    child = keyed.filter(keyed.parent_span_id.notnull())
-    child = child.mutate(_p=child.parent_span_id.hash())
-    orphans = child.anti_join(keys, [child._a == keys.k_a, child._p == keys.k_b])
-    parts.append(
-        orphans.select(
-            f_file=orphans.source_file,
-            f_ref=orphans.source_ref,
-            f_dup=ibis.literal(False),
-            f_orphan=ibis.literal(True),
+    if n_missing:
+        gone = suspects.filter(suspects.n == 0)
+        # a parent whose key no span holds is certainly missing: no confirmation needed
+        orphans = child.semi_join(gone, child._p == gone.k)
+        parts.append(
+            orphans.select(
+                f_file=orphans.source_file,
+                f_ref=orphans.source_ref,
+                f_dup=ibis.literal(False),
+                f_orphan=ibis.literal(True),
+            )
         )
-    )
+    if not parts:
+        _drop(con, suspects)
+        return None
     union = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     small = union.group_by(["f_file", "f_ref"]).aggregate(
         f_dup=union.f_dup.any(), f_orphan=union.f_orphan.any()
     )
-    return _materialise(con, small)
+    flags = _materialise(con, small)
+    _drop(con, suspects)
+    return flags
+
+
+def _id_key(con: BaseBackend) -> Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue]:
+    """One 64-bit key for a pair of ids (task, span): one integer groups and joins several
+    times faster than two. DuckDB's ``hash`` of both; Spark's ``xxhash64`` (its ``hash`` has
+    32 bits, too few to keep a missing parent from hiding behind a collision at 10⁸ spans)."""
+    if engine_of(con) is Engine.SPARK:
+        return _xxhash64
+    return _duckdb_hash
 
 
 def _materialise(con: BaseBackend, t: ir.Table) -> ir.Table:
@@ -470,3 +510,18 @@ def _materialise(con: BaseBackend, t: ir.Table) -> ir.Table:
     if engine_of(con) is Engine.SPARK:
         return con.create_table(name, t)
     return con.create_table(name, t, temp=True)
+
+
+@ibis.udf.scalar.builtin(name="hash")
+def _duckdb_hash(a: str, b: str) -> dt.uint64:  # type: ignore[empty-body]
+    """DuckDB's 64-bit hash of its arguments together."""
+
+
+@ibis.udf.scalar.builtin(name="xxhash64")
+def _xxhash64(a: str, b: str) -> dt.int64:  # type: ignore[empty-body]
+    """Spark's 64-bit xxHash of its arguments together."""
+
+
+def _drop(con: BaseBackend, t: ir.Table) -> None:
+    """Drop a table ``_materialise`` made, once nothing refers to it any more."""
+    con.drop_table(t.get_name(), force=True)
