@@ -499,9 +499,8 @@ def _id_key(con: BaseBackend) -> Callable[[ir.StringValue, ir.StringValue], ir.I
     """One 64-bit key for a pair of ids (task, span): one integer groups and joins several
     times faster than two. DuckDB's ``hash`` of both; Spark's ``xxhash64`` (its ``hash`` has
     32 bits, too few to keep a missing parent from hiding behind a collision at 10⁸ spans)."""
-    if engine_of(con) is Engine.SPARK:
-        return _xxhash64
-    return _duckdb_hash
+    key: Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue] = _KEYS[engine_of(con)]
+    return key
 
 
 def _materialise(con: BaseBackend, t: ir.Table) -> ir.Table:
@@ -512,14 +511,18 @@ def _materialise(con: BaseBackend, t: ir.Table) -> ir.Table:
     return con.create_table(name, t, temp=True)
 
 
-@ibis.udf.scalar.builtin(name="hash")
-def _duckdb_hash(a: str, b: str) -> dt.uint64:  # type: ignore[empty-body]
+def _duckdb_hash(a: str, b: str) -> dt.uint64:
     """DuckDB's 64-bit hash of its arguments together."""
 
 
-@ibis.udf.scalar.builtin(name="xxhash64")
-def _xxhash64(a: str, b: str) -> dt.int64:  # type: ignore[empty-body]
+def _xxhash64(a: str, b: str) -> dt.int64:
     """Spark's 64-bit xxHash of its arguments together."""
+
+
+_KEYS: dict[Engine, Any] = {
+    Engine.DUCKDB: ibis.udf.scalar.builtin(_duckdb_hash, name="hash"),
+    Engine.SPARK: ibis.udf.scalar.builtin(_xxhash64, name="xxhash64"),
+}
 
 
 def _drop(con: BaseBackend, t: ir.Table) -> None:
