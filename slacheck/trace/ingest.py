@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,7 @@ import ibis.expr.types as ir
 import pyarrow as pa
 from ibis.backends import BaseBackend
 
-from slacheck.engine import Engine, connect, engine_of
+from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem
 from slacheck.trace.schema import PLAUSIBLE_US, WITHIN_SPAN_MS, WITHIN_SPAN_SLACK_MS, SetAside
@@ -77,6 +76,8 @@ class Traces:
     sources: tuple[SourceFile, ...]
     quality: Quality
     set_aside_rows: ir.Table = field(repr=False)
+    #: the engine session holding the tables behind ``spans``; whoever made it closes it
+    session: EngineSession | None = field(default=None, repr=False, compare=False)
 
     @property
     def engine(self) -> Engine:
@@ -136,8 +137,10 @@ def ingest(
     engine: Engine | str = Engine.DUCKDB,
     backend: BaseBackend | None = None,
     database: str | None = None,
+    session: EngineSession | None = None,
 ) -> Traces:
-    """Read every file into one canonical table on ``backend`` (a new one for ``engine``).
+    """Read every file into one canonical table in ``session`` (or on ``backend``, or in a new
+    session for ``engine`` configured from the environment).
 
     ``fmt`` overrides detection for all files; ``mapping`` is required for generic tables;
     ``database``: a DuckDB file to hold the table when it outgrows memory.
@@ -146,7 +149,13 @@ def ingest(
         raise UsageError("no trace files given")
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown trace format {fmt!r}; use one of {', '.join(FORMATS)}")
-    con = backend if backend is not None else connect(engine, database)
+    if session is None:
+        session = (
+            EngineSession.around(backend)
+            if backend is not None
+            else EngineSession(EngineConfig.from_env(engine, database=database))
+        )
+    con = session.backend
     paths = trace_files(paths)
     parts: list[ir.Table] = []
     arrow_parts: list[pa.Table] = []
@@ -179,7 +188,7 @@ def ingest(
                 part = read_table(con, path, use)
                 if table_format(path) != "parquet":
                     # text is parsed once, here; Parquet is scanned in place by later queries
-                    part = _read_once(con, part, path)
+                    part = _read_once(session, part, path)
                 parts.append(part)
                 rows = int(part.count().execute())
             else:
@@ -200,10 +209,10 @@ def ingest(
         raise TraceInputError(problems)
     if arrow_parts:
         merged = pa.concat_tables(arrow_parts)
-        parts.append(_register(con, merged))
+        parts.append(session.register(merged))
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     # Spark recomputes a lazy plan at every action: give it one materialised input
-    return _quality(con, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
+    return _quality(session, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
 
 
 #: file names a directory is searched for; anything else in it (READMEs, YAML) is not a trace
@@ -270,10 +279,10 @@ def _distinct(paths: Sequence[str | Path]) -> list[Path]:
     return out
 
 
-def _read_once(con: BaseBackend, part: ir.Table, path: Path) -> ir.Table:
+def _read_once(session: EngineSession, part: ir.Table, path: Path) -> ir.Table:
     """Parse a text table into the engine once; its content errors name the file."""
     try:
-        return _materialise(con, part)
+        return session.materialise(part)
     except Exception as exc:  # the engines raise their own types; all mean "unreadable"
         raise TraceInputError(
             [
@@ -295,14 +304,6 @@ def _needs_mapping(path: Path) -> Problem:
         fix="pass --mapping FILE (see the README's mapping section), or use OTLP, Langfuse "
         "or LangSmith exports, or slacheck's canonical Parquet",
     )
-
-
-def _register(con: BaseBackend, table: pa.Table) -> ir.Table:
-    name = f"slacheck_raw_{uuid.uuid4().hex}"
-    if engine_of(con) is Engine.SPARK:
-        # PySpark has no Arrow ingest through Ibis; go through pandas with explicit types.
-        return con.create_table(name, table.to_pandas(), schema=ibis.schema(table.schema))
-    return con.create_table(name, table, temp=True)
 
 
 def reason_expr(t: ir.Table) -> ir.StringValue:
@@ -357,7 +358,7 @@ def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValu
 
 
 def _quality(
-    con: BaseBackend, raw: ir.Table, sources: tuple[SourceFile, ...], *, materialise: bool
+    session: EngineSession, raw: ir.Table, sources: tuple[SourceFile, ...], *, materialise: bool
 ) -> Traces:
     """Classify every row: used, set aside (with a reason), orphan. Scales to 10⁸ spans.
 
@@ -367,9 +368,9 @@ def _quality(
     for duplicates and orphans. Only when that pass finds suspects are their rows looked at.
     """
     if materialise:
-        raw = _materialise(con, raw)
+        raw = session.materialise(raw)
     t = raw.mutate(_reason=reason_expr(raw))
-    flags = _flags(con, t.filter(t._reason.isnull()))
+    flags = _flags(session, t.filter(t._reason.isnull()))
     if flags is None:  # the common case: no duplicate, no orphan, so no join at all
         t = t.mutate(orphan=ibis.literal(False))
     else:
@@ -418,7 +419,14 @@ def _quality(
     )
     if quality.rows_read != quality.rows_used + quality.rows_set_aside:
         raise AssertionError(f"row accounting broken: {quality}")  # a bug, never bad input
-    return Traces(spans=spans, backend=con, sources=sources, quality=quality, set_aside_rows=bad)
+    return Traces(
+        spans=spans,
+        backend=session.backend,
+        sources=sources,
+        quality=quality,
+        set_aside_rows=bad,
+        session=session,
+    )
 
 
 def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
@@ -427,7 +435,7 @@ def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
     return list(zip(*(c.to_pylist() for c in table.columns), strict=True))
 
 
-def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table | None:
+def _flags(session: EngineSession, clean: ir.Table) -> ir.Table | None:
     """The few rows that are duplicates (not the first of their id) or orphans, as a small
     table; None when there are none.
 
@@ -439,7 +447,7 @@ def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table | None:
     could hide behind a collision of its parent's key with another span's: odds about n/2⁶⁴
     (64-bit keys on both engines), negligible.
     """
-    key = _id_key(con)
+    key = _id_key(session.engine)
     keyed = clean.mutate(
         _k=key(clean.task_id, clean.span_id), _p=key(clean.task_id, clean.parent_span_id)
     )
@@ -448,7 +456,7 @@ def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table | None:
     ref = child.select(k=child._p, own=ibis.literal(0, "int64"))
     keys = ibis.union(own, ref, distinct=False)
     held = keys.group_by("k").aggregate(n=keys.own.sum())
-    suspects = _materialise(con, held.filter(held.n != 1))
+    suspects = session.materialise(held.filter(held.n != 1))
     counts = suspects.aggregate(
         d=(suspects.n > 1).cast("int64").sum(), m=(suspects.n == 0).cast("int64").sum()
     )
@@ -484,31 +492,23 @@ def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table | None:
             )
         )
     if not parts:
-        _drop(con, suspects)
+        session.drop(suspects)
         return None
     union = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     small = union.group_by(["f_file", "f_ref"]).aggregate(
         f_dup=union.f_dup.any(), f_orphan=union.f_orphan.any()
     )
-    flags = _materialise(con, small)
-    _drop(con, suspects)
+    flags = session.materialise(small)
+    session.drop(suspects)
     return flags
 
 
-def _id_key(con: BaseBackend) -> Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue]:
+def _id_key(engine: Engine) -> Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue]:
     """One 64-bit key for a pair of ids (task, span): one integer groups and joins several
     times faster than two. DuckDB's ``hash`` of both; Spark's ``xxhash64`` (its ``hash`` has
     32 bits, too few to keep a missing parent from hiding behind a collision at 10⁸ spans)."""
-    key: Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue] = _KEYS[engine_of(con)]
+    key: Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue] = _KEYS[engine]
     return key
-
-
-def _materialise(con: BaseBackend, t: ir.Table) -> ir.Table:
-    """Compute once and keep the result in the engine, so later queries don't re-parse inputs."""
-    name = f"slacheck_t_{uuid.uuid4().hex}"
-    if engine_of(con) is Engine.SPARK:
-        return con.create_table(name, t)
-    return con.create_table(name, t, temp=True)
 
 
 def _duckdb_hash(a: str, b: str) -> dt.uint64:
@@ -523,8 +523,3 @@ _KEYS: dict[Engine, Any] = {
     Engine.DUCKDB: ibis.udf.scalar.builtin(_duckdb_hash, name="hash"),
     Engine.SPARK: ibis.udf.scalar.builtin(_xxhash64, name="xxhash64"),
 }
-
-
-def _drop(con: BaseBackend, t: ir.Table) -> None:
-    """Drop a table ``_materialise`` made, once nothing refers to it any more."""
-    con.drop_table(t.get_name(), force=True)
