@@ -333,6 +333,33 @@ def traces_inspect(
             out.print(table)
 
 
+@traces_app.command("convert")
+@handles_input_errors
+def traces_convert(
+    paths: TraceFiles,
+    output: Annotated[Path, typer.Option("-o", "--output", help="A new folder to write.")],
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write the traces as canonical Parquet, one folder per UTC day, for repeated runs."""
+    from slacheck.trace.convert import convert
+
+    traces = _ingest(paths, trace_format, mapping, engine, spark_master, verbose)
+    with err.status("writing Parquet…"):
+        done = convert(traces, output)
+    q = traces.quality
+    out.print(
+        plain(
+            f"wrote {done.rows:,} rows ({q.rows_used:,} used, {q.rows_set_aside:,} set aside) "
+            f"in {done.files:,} files under {done.folder}/"
+        ),
+        highlight=False,
+    )
+
+
 @traces_app.command("conventions")
 @handles_input_errors
 def traces_conventions(
