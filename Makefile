@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all lint bench golden docs messages sysdeps clean
+.PHONY: demo test test-all lint bench bench-large golden docs messages sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# About 100 million spans, generated in 40 chunks to a folder of Parquet files (about 4 GiB).
+bench-large: $(STAMP)
+	SLACHECK_BENCH_TASKS=4400000 SLACHECK_BENCH_CHUNKS=40 $(BIN)/python -m bench
 
 docs: $(STAMP)
 	$(BIN)/python scripts/docs.py

@@ -1,6 +1,7 @@
 """Run one measured step in a fresh process and print JSON: seconds and peak memory.
 
 Each step runs alone in its own interpreter so its peak RSS is its own, not the parent's.
+``PATH`` is a Parquet file or a folder of them.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ import time
 from pathlib import Path
 
 
-def _ingest(path: str, db: str) -> dict[str, object]:
-    from slacheck.trace.ingest import ingest
-
-    traces = ingest([path], database=db)
-    return {"rows_used": traces.quality.rows_used, "rows_read": traces.quality.rows_read}
+def _source(path: str) -> str:
+    """The Parquet input as a DuckDB ``read_parquet`` argument: a file or a folder's files."""
+    return f"'{path}/*.parquet'" if Path(path).is_dir() else f"'{path}'"
 
 
 def _scan(path: str, db: str) -> dict[str, object]:
@@ -25,17 +24,46 @@ def _scan(path: str, db: str) -> dict[str, object]:
     con = duckdb.connect(db)
     row = con.sql(
         "SELECT count(*), sum(duration_ms), min(start_us), max(end_us), "
-        f"count(DISTINCT task_id) FROM read_parquet('{path}')"
+        f"count(DISTINCT task_id) FROM read_parquet({_source(path)})"
     ).fetchone()
     assert row is not None
     return {"rows": row[0]}
 
 
+def _sql_ingest(path: str, db: str) -> dict[str, object]:
+    import duckdb
+
+    from bench.contract import SQL_CLASSIFIED, SQL_IMPOSSIBLE, SQL_INGEST
+
+    con = duckdb.connect(db)
+    con.sql("SET memory_limit = '1GB'")
+    classified = SQL_CLASSIFIED.format(source=_source(path), impossible=SQL_IMPOSSIBLE)
+    con.sql(f"CREATE TEMP VIEW classified AS {classified}")
+    reasons = {str(r): int(n) for r, n in con.sql(SQL_INGEST["reasons"]).fetchall()}
+    dups = int(con.sql(SQL_INGEST["duplicates"]).fetchall()[0][0])
+    orphans = int(con.sql(SQL_INGEST["orphans"]).fetchall()[0][0])
+    used = reasons.pop("None", 0) - dups
+    if dups:
+        reasons["duplicate_span_id"] = dups
+    return {"accounting": _accounting(used, reasons, orphans)}
+
+
+def _accounting(used: int, set_aside: dict[str, int], orphans: int) -> dict[str, object]:
+    return {"used": used, "set_aside": dict(sorted(set_aside.items())), "orphans": orphans}
+
+
+def _ingest(path: str, db: str) -> dict[str, object]:
+    from slacheck.trace.ingest import ingest
+
+    q = ingest([path], database=db).quality
+    return {"accounting": _accounting(q.rows_used, q.set_aside, q.orphans)}
+
+
 def _check(path: str, db: str) -> dict[str, object]:
     from bench.contract import BENCH_CONTRACT
-    from slacheck.checks import CheckContext
     from slacheck.checks.latency import latency as latency_check
     from slacheck.contract.load import load_contract_text
+    from slacheck.metering.context import CheckContext
     from slacheck.trace.ingest import ingest
 
     contract = load_contract_text(BENCH_CONTRACT, "bench-contract.yaml")
@@ -44,22 +72,81 @@ def _check(path: str, db: str) -> dict[str, object]:
     results = latency_check(CheckContext(contract, traces))
     return {
         "check_seconds": time.perf_counter() - t0,
-        "counts": sorted([r.window, r.good, r.total] for r in results),
+        "counts": sorted([r.window, r.good, r.total, r.observed] for r in results),
     }
 
 
 def _sql(path: str, db: str) -> dict[str, object]:
     import duckdb
 
-    from bench.contract import SQL_COUNTS
+    from bench.contract import SQL_CHECK
 
     con = duckdb.connect(db)
     t0 = time.perf_counter()
-    rows = con.sql(SQL_COUNTS.format(path=path)).fetchall()
-    return {"check_seconds": time.perf_counter() - t0, "counts": sorted(list(r) for r in rows)}
+    rows = con.sql(SQL_CHECK.format(source=_source(path))).fetchall()
+    return {
+        "check_seconds": time.perf_counter() - t0,
+        "counts": sorted([w, int(g), int(n), float(p)] for w, g, n, p in rows),
+    }
 
 
-STEPS = {"ingest": _ingest, "scan": _scan, "check": _check, "sql": _sql}
+def _pandas(path: str, db: str) -> dict[str, object]:
+    """The check as a data scientist would write it: read, filter, group by month, quantile."""
+    import math
+
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    cols = ["task_id", "span_id", "kind", "status", "start_us", "end_us", "duration_ms"]
+    df = pd.read_parquet(path, columns=cols)
+    calls = df[
+        (df.kind == "llm")
+        & (df.status == "ok")
+        & df.duration_ms.notna()
+        & df.task_id.notna()
+        & df.span_id.notna()
+        & (df.end_us >= df.start_us)
+    ]
+    month = pd.to_datetime(calls.start_us, unit="us").dt.strftime("%Y-%m")
+    counts = []
+    for window, d in calls.duration_ms.groupby(month):
+        values = d.sort_values().to_numpy()
+        p95 = values[math.ceil(0.95 * len(values)) - 1]  # nearest rank
+        counts.append([window, int((values <= 3000).sum()), len(values), float(p95)])
+    return {"check_seconds": time.perf_counter() - t0, "counts": sorted(counts)}
+
+
+def _cli(path: str, db: str) -> dict[str, object]:
+    """``slacheck check`` on the demo contract, end to end (imports included)."""
+    import os
+    from contextlib import redirect_stdout
+    from io import StringIO
+
+    os.environ["SLACHECK_DUCKDB_FILE"] = db
+    from slacheck.cli import app
+
+    contract = Path(__file__).resolve().parents[1] / "slacheck/contract/starters/demo.yaml"
+    buf = StringIO()
+    with redirect_stdout(buf):
+        try:
+            code = int(
+                app(["check", str(contract), path, "--format", "json"], standalone_mode=False) or 0
+            )
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    result = json.loads(buf.getvalue()) if buf.getvalue().strip() else {}
+    return {"exit_code": code, "terms": len(result.get("results", []))}
+
+
+STEPS = {
+    "scan": _scan,
+    "sql_ingest": _sql_ingest,
+    "ingest": _ingest,
+    "sql": _sql,
+    "pandas": _pandas,
+    "check": _check,
+    "cli": _cli,
+}
 
 
 def main() -> None:

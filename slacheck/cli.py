@@ -71,29 +71,43 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
+#: engine sessions the running command opened; closed when it ends, however it ends
+_sessions: list[Any] = []
+
+
 def handles_input_errors(fn: F) -> F:
-    """Bad input or usage: a clear message on stderr and exit 2, never a traceback."""
+    """Bad input or usage: a clear message on stderr and exit 2, never a traceback. Engine
+    sessions the command opened are closed at its end (tables dropped, scratch removed)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
-        except InputError as exc:
-            for problem in exc.problems:
-                _error_line(str(problem))
-            if exc.more:
-                _error_line(f"… and {exc.more:,} more")
-            raise typer.Exit(EXIT_BAD_INPUT) from None
-        except (UsageError, SlacheckError) as exc:
-            _fail(str(exc))
-        except typer.Exit:
-            raise
-        except Exception as exc:  # a bug: one line, exit 3, never 1 (which means "breached")
-            if os.environ.get("SLACHECK_DEBUG"):
-                raise
-            _internal_error(fn.__name__, exc, kwargs)
+            return _run(fn, args, kwargs)
+        finally:
+            while _sessions:
+                _sessions.pop().close()
 
     return wrapper  # type: ignore[return-value]
+
+
+def _run(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The command, with bad input, usage and bugs turned into a message and an exit code."""
+    try:
+        return fn(*args, **kwargs)
+    except InputError as exc:
+        for problem in exc.problems:
+            _error_line(str(problem))
+        if exc.more:
+            _error_line(f"… and {exc.more:,} more")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except (UsageError, SlacheckError) as exc:
+        _fail(str(exc))
+    except typer.Exit:
+        raise
+    except Exception as exc:  # a bug: one line, exit 3, never 1 (which means "breached")
+        if os.environ.get("SLACHECK_DEBUG"):
+            raise
+        _internal_error(fn.__name__, exc, kwargs)
 
 
 def _internal_error(command: str, exc: BaseException, kwargs: dict[str, Any]) -> NoReturn:
@@ -259,21 +273,44 @@ MappingOpt = Annotated[
     Path | None, typer.Option("--mapping", help="Column mapping YAML for CSV/Parquet/JSONL.")
 ]
 EngineOpt = Annotated[str, typer.Option("--engine", help="duckdb (default) or spark.")]
+SparkMasterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--spark-master",
+        envvar="SLACHECK_SPARK_MASTER",
+        help="With --engine spark: a master (local[*] by default, spark://host:7077, yarn) "
+        "or a Spark Connect URL (sc://host:15002).",
+        show_default=False,
+    ),
+]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", help="Show the engine's own log lines and progress bars.")
+]
 
 
-def _ingest(paths: list[Path], trace_format: str | None, mapping: Path | None, engine: str) -> Any:
+def _ingest(
+    paths: list[Path],
+    trace_format: str | None,
+    mapping: Path | None,
+    engine: str,
+    spark_master: str | None = None,
+    verbose: bool = False,
+) -> Any:
+    """Read the traces in an engine session that ends with the command (tables dropped, scratch
+    removed). The environment configures the engine: see the README's engines section."""
+    from slacheck.engine import EngineConfig, EngineSession
     from slacheck.trace.ingest import ingest
     from slacheck.trace.tabular import load_mapping
 
-    # A DuckDB file instead of memory, for inputs larger than memory (see the README).
-    database = os.environ.get("SLACHECK_DUCKDB_FILE") or None
+    config = EngineConfig.from_env(engine, spark_master=spark_master, verbose=verbose)
+    session = EngineSession(config)
+    _sessions.append(session)
     with err.status("reading traces…"):
         return ingest(
             paths,
             fmt=trace_format,
             mapping=load_mapping(mapping) if mapping else None,
-            engine=engine,
-            database=database,
+            session=session,
         )
 
 
@@ -287,17 +324,46 @@ def traces_inspect(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Spans, tasks, time range, kinds, field coverage and rows set aside."""
     from slacheck.console import summary_tables
     from slacheck.trace.inspect import summarize
 
-    summary = summarize(_ingest(paths, trace_format, mapping, engine))
+    summary = summarize(_ingest(paths, trace_format, mapping, engine, spark_master, verbose))
     if fmt is OutputFormat.json:
         sys.stdout.write(jsonout.dumps(summary.to_dict()))
     else:
         for table in summary_tables(summary):
             out.print(table)
+
+
+@traces_app.command("convert")
+@handles_input_errors
+def traces_convert(
+    paths: TraceFiles,
+    output: Annotated[Path, typer.Option("-o", "--output", help="A new folder to write.")],
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write the traces as canonical Parquet, one folder per UTC day, for repeated runs."""
+    from slacheck.trace.convert import convert
+
+    traces = _ingest(paths, trace_format, mapping, engine, spark_master, verbose)
+    with err.status("writing Parquet…"):
+        done = convert(traces, output)
+    q = traces.quality
+    out.print(
+        plain(
+            f"wrote {done.rows:,} rows ({q.rows_used:,} used, {q.rows_set_aside:,} set aside) "
+            f"in {done.files:,} files under {done.folder}/"
+        ),
+        highlight=False,
+    )
 
 
 @traces_app.command("conventions")
@@ -384,6 +450,8 @@ def fields(
     lang: Annotated[
         Lang, typer.Option("--lang", help="Language of the table and Markdown: en or zh.")
     ] = Lang.en,
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """The eight-item field check: can these traces measure what the contract meters?
 
@@ -395,7 +463,7 @@ def fields(
     from slacheck.render.markdown import fields_markdown
 
     c = load_contract(contract)
-    result = check_fields(c, _ingest(traces, trace_format, mapping, engine))
+    result = check_fields(c, _ingest(traces, trace_format, mapping, engine, spark_master, verbose))
     if fmt is ReportFormat.json:
         sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
@@ -422,6 +490,8 @@ def check(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Verdict per term and calendar window. Exit 0 all met, 1 otherwise, 2 bad input."""
     from slacheck.console import evaluation_table
@@ -433,7 +503,7 @@ def check(
     if junit is not None:
         check_target(junit, _inputs(contract, traces, mapping))
     c = load_contract(contract)
-    loaded = _ingest(traces, trace_format, mapping, engine)
+    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
     with err.status("checking terms…"):
         result = evaluate(c, loaded, period=period)
     if junit is not None:
@@ -463,12 +533,14 @@ def budget(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Where task time goes (model, network, tool, queue, retries, gaps), and what-ifs."""
     from slacheck.budget import analyse, parse_what_if, to_markdown
 
     scenarios = [parse_what_if(spec) for spec in (what_if or [])]
-    result = analyse(_ingest(traces, trace_format, mapping, engine))
+    result = analyse(_ingest(traces, trace_format, mapping, engine, spark_master, verbose))
     projections = [s.apply(result) for s in scenarios]
     if fmt is ReportFormat.json:
         data = {**result.to_dict(), "what_if": [p.to_dict() for p in projections]}
@@ -527,6 +599,8 @@ def accept(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Acceptance criteria per term; with traces, the eight-item field check; a sign-off block."""
     from slacheck.contract.load import load_contract
@@ -536,7 +610,9 @@ def accept(
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
     c = load_contract(contract)
-    loaded = _ingest(traces, trace_format, mapping, engine) if traces else None
+    loaded = (
+        _ingest(traces, trace_format, mapping, engine, spark_master, verbose) if traces else None
+    )
     _write_document(output, render_accept(c, loaded, lang=lang.value, fmt=kind), inputs)
 
 
@@ -560,6 +636,8 @@ def report(
             "the contract's time zone.",
         ),
     ] = None,
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Quarterly compliance report: verdicts per term and month, charts, credits, evidence.
 
@@ -577,7 +655,7 @@ def report(
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
     c = load_contract(contract)
-    loaded = _ingest(traces, trace_format, mapping, engine)
+    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
     with err.status("checking and rendering…"):
         prepared = prepare_report(
             c, loaded, period=period, contract_file=contract, issued=issue_date

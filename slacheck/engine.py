@@ -1,4 +1,12 @@
-"""Where trace computations run: an Ibis backend on DuckDB (default) or PySpark."""
+"""Where trace computations run: one engine session owning an Ibis backend, its configuration
+and the tables slacheck makes in it, released at the end.
+
+DuckDB (default) runs in memory or in a file, bounded in memory, spilling to a scratch folder.
+PySpark runs on a master (``local[*]`` unless told: ``--spark-master`` or SLACHECK_SPARK_MASTER,
+e.g. ``spark://host:7077`` or ``yarn``) or, for an ``sc://`` URL, through Spark Connect; further
+Spark settings come from SLACHECK_SPARK_CONF (``key=value`` pairs separated by ``;``). A Spark
+run is silent on stderr (no JVM log lines, no stage progress bars) unless ``verbose``.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +15,20 @@ import functools
 import os
 import shutil
 import tempfile
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
-
-import ibis
-from ibis.backends import BaseBackend
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from slacheck.errors import UsageError
+
+if TYPE_CHECKING:  # ibis costs a third of a second to import: only commands that query load it
+    import ibis.expr.types as ir
+    import pyarrow as pa
+    from ibis.backends import BaseBackend
 
 
 class Engine(StrEnum):
@@ -21,54 +36,257 @@ class Engine(StrEnum):
     SPARK = "spark"
 
 
-def connect(engine: Engine | str = Engine.DUCKDB, database: str | None = None) -> BaseBackend:
-    """A backend for ``engine``. ``database``: a DuckDB file for inputs larger than memory."""
-    try:
-        which = Engine(engine)
-    except ValueError:
-        raise UsageError(f"unknown engine {engine!r}; use duckdb or spark") from None
-    if which is Engine.DUCKDB:
-        con = ibis.duckdb.connect(database or ":memory:")
-        # Bound DuckDB's memory and let it spill to a scratch folder: a 10-million-span month
-        # then stays under 1.5 GiB (and runs no slower). SLACHECK_DUCKDB_MEMORY raises it.
-        limit = os.environ.get("SLACHECK_DUCKDB_MEMORY", "1GB")
-        scratch = tempfile.mkdtemp(prefix="slacheck-duckdb-")
-        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+#: a Spark master when none is given: every core of this machine
+DEFAULT_SPARK_MASTER = "local[*]"
+#: DuckDB's memory bound when none is given: a 10-million-span month stays under 1.5 GiB
+DEFAULT_DUCKDB_MEMORY = "1GB"
+#: Spark settings slacheck relies on; SLACHECK_SPARK_CONF may override any of them
+_SPARK_DEFAULTS: dict[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.ansi.enabled": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.driver.memory": "2g",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    """What an engine session is made of; ``from_env`` reads the environment once."""
+
+    engine: Engine = Engine.DUCKDB
+    #: a DuckDB file instead of memory, for inputs larger than memory
+    duckdb_file: str | None = None
+    duckdb_memory: str = DEFAULT_DUCKDB_MEMORY
+    #: where scratch folders go (DuckDB spill, Spark warehouse); the system's temp otherwise
+    scratch_root: str | None = None
+    spark_master: str = DEFAULT_SPARK_MASTER
+    spark_conf: tuple[tuple[str, str], ...] = ()
+    verbose: bool = False
+
+    @classmethod
+    def from_env(
+        cls,
+        engine: Engine | str = Engine.DUCKDB,
+        *,
+        database: str | None = None,
+        spark_master: str | None = None,
+        verbose: bool = False,
+        environ: Mapping[str, str] | None = None,
+    ) -> EngineConfig:
+        """Arguments first, then SLACHECK_DUCKDB_FILE, SLACHECK_DUCKDB_MEMORY, SLACHECK_SCRATCH,
+        SLACHECK_SPARK_MASTER, SLACHECK_SPARK_CONF."""
+        env = os.environ if environ is None else environ
+        try:
+            which = Engine(engine)
+        except ValueError:
+            raise UsageError(f"unknown engine {engine!r}; use duckdb or spark") from None
+        return cls(
+            engine=which,
+            duckdb_file=database or env.get("SLACHECK_DUCKDB_FILE") or None,
+            duckdb_memory=env.get("SLACHECK_DUCKDB_MEMORY") or DEFAULT_DUCKDB_MEMORY,
+            scratch_root=env.get("SLACHECK_SCRATCH") or None,
+            spark_master=spark_master or env.get("SLACHECK_SPARK_MASTER") or DEFAULT_SPARK_MASTER,
+            spark_conf=parse_spark_conf(env.get("SLACHECK_SPARK_CONF", "")),
+            verbose=verbose,
+        )
+
+
+def parse_spark_conf(text: str) -> tuple[tuple[str, str], ...]:
+    """``"spark.a=1; spark.b=x y"`` → ``(("spark.a", "1"), ("spark.b", "x y"))``."""
+    pairs: list[tuple[str, str]] = []
+    for item in text.split(";"):
+        if not item.strip():
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(
+                f"SLACHECK_SPARK_CONF: {item.strip()!r} is not key=value "
+                "(pairs are separated by ';')"
+            )
+        pairs.append((key.strip(), value.strip()))
+    return tuple(pairs)
+
+
+@dataclass
+class EngineSession:
+    """One engine for one run: the backend (made on first use), and every table slacheck makes
+    in it, dropped by ``close`` with the scratch folder. Use as a context manager."""
+
+    config: EngineConfig = field(default_factory=EngineConfig)
+    _backend: BaseBackend | None = field(default=None, init=False, repr=False)
+    _tables: list[str] = field(default_factory=list, init=False, repr=False)
+    _scratch: str | None = field(default=None, init=False, repr=False)
+    _owns_backend: bool = field(default=True, init=False, repr=False)
+
+    @classmethod
+    def around(cls, backend: BaseBackend) -> EngineSession:
+        """A session over a backend someone else made (and releases): ``close`` drops only the
+        tables this session made."""
+        session = cls(EngineConfig(engine=engine_of(backend)))
+        session._backend = backend
+        session._owns_backend = False
+        return session
+
+    @property
+    def engine(self) -> Engine:
+        return self.config.engine
+
+    @property
+    def backend(self) -> BaseBackend:
+        if self._backend is None:
+            self._backend = self._duckdb() if self.config.engine is Engine.DUCKDB else self._spark()
+        return self._backend
+
+    def scratch(self) -> str:
+        """This session's scratch folder, removed by ``close`` (and at exit, as a backstop)."""
+        if self._scratch is None:
+            self._scratch = tempfile.mkdtemp(prefix="slacheck-", dir=self.config.scratch_root)
+            atexit.register(shutil.rmtree, self._scratch, ignore_errors=True)
+        return self._scratch
+
+    def materialise(self, t: ir.Table) -> ir.Table:
+        """Compute ``t`` once and keep it as a table of this session's (dropped at close)."""
+        name = self._name()
+        # Spark has no session-temporary tables through Ibis: its tables go to the warehouse
+        table = self.backend.create_table(name, t, temp=self.config.engine is Engine.DUCKDB)
+        self._tables.append(name)
+        return table
+
+    def register(self, table: pa.Table) -> ir.Table:
+        """An Arrow table in the engine, as a table of this session's."""
+        import ibis
+
+        name = self._name()
+        if self.config.engine is Engine.SPARK:
+            # PySpark has no Arrow ingest through Ibis; go through pandas with explicit types.
+            t = self.backend.create_table(name, table.to_pandas(), schema=ibis.schema(table.schema))
+        else:
+            t = self.backend.create_table(name, table, temp=True)
+        self._tables.append(name)
+        return t
+
+    def drop(self, t: ir.Table) -> None:
+        """Drop a table this session made, once nothing refers to it any more."""
+        name = t.get_name()
+        self.backend.drop_table(name, force=True)
+        if name in self._tables:
+            self._tables.remove(name)
+
+    def close(self) -> None:
+        """Drop every table this session made, release DuckDB, remove the scratch folder. The
+        Spark session stays for the process (a JVM starts once); its tables are dropped."""
+        if self._backend is not None:
+            for name in reversed(self._tables):
+                try:
+                    self._backend.drop_table(name, force=True)
+                except Exception:  # best effort: the engine may already be gone
+                    continue
+            self._tables.clear()
+            if self._owns_backend and self.config.engine is Engine.DUCKDB:
+                self._backend.disconnect()
+            self._backend = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def __enter__(self) -> EngineSession:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _name(self) -> str:
+        return f"slacheck_t_{uuid.uuid4().hex}"
+
+    def _duckdb(self) -> BaseBackend:
+        import ibis
+
+        con = ibis.duckdb.connect(self.config.duckdb_file or ":memory:")
+        limit = self.config.duckdb_memory
         try:
             con.raw_sql(f"SET memory_limit = '{limit}'")
         except Exception:  # DuckDB's own parser error type
             raise UsageError(
                 f"SLACHECK_DUCKDB_MEMORY={limit!r} is not a memory size such as 4GB"
             ) from None
-        con.raw_sql(f"SET temp_directory = '{scratch}'")
+        # Bounded memory spills here instead of failing
+        con.raw_sql(f"SET temp_directory = '{self.scratch()}'")
         return con
-    session = _spark_session()  # first: without PySpark, ibis.pyspark itself fails to import
-    return ibis.pyspark.connect(session)
+
+    def _spark(self) -> BaseBackend:
+        session = spark_session(
+            self.config.spark_master, self.config.spark_conf, self.config.verbose
+        )
+        import ibis  # after PySpark: without it, ibis.pyspark itself fails to import
+
+        return ibis.pyspark.connect(session)
 
 
 @functools.cache
-def _spark_session() -> Any:
+def spark_session(master: str, conf: tuple[tuple[str, str], ...], verbose: bool) -> Any:
+    """The process's Spark session (a JVM starts once per process)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise UsageError(
             "the spark engine needs PySpark: pip install 'slacheck[spark]' (and a Java runtime)"
         ) from None
-    builder: Any = SparkSession.builder
-    session = (
-        builder.master("local[2]")
-        .appName("slacheck")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.sql.ansi.enabled", "false")
-        .config("spark.driver.memory", "2g")
+    builder: Any = SparkSession.builder.appName("slacheck")
+    settings = dict(_SPARK_DEFAULTS)
+    if master.startswith("sc://"):
+        builder = builder.remote(master)
+        settings.pop("spark.driver.memory")  # the server's own
+    else:
+        builder = builder.master(master)
         # tables slacheck materialises are scratch: keep them out of the working directory
-        .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="slacheck-spark-"))
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+        warehouse = tempfile.mkdtemp(prefix="slacheck-spark-")
+        atexit.register(shutil.rmtree, warehouse, ignore_errors=True)
+        settings["spark.sql.warehouse.dir"] = warehouse
+        if not verbose:
+            settings["spark.ui.showConsoleProgress"] = "false"
+    settings.update(conf)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    if not verbose and not master.startswith("sc://"):
+        _quiet_gateway(settings, Path(settings["spark.sql.warehouse.dir"]))
+    try:
+        session = builder.getOrCreate()
+    except ImportError as exc:  # Spark Connect needs grpcio and friends
+        raise UsageError(f"Spark Connect needs pyspark[connect]: {exc}") from None
+    if not verbose and not master.startswith("sc://"):
+        session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _quiet_gateway(settings: dict[str, str], folder: Path) -> None:
+    """Start the JVM with its stderr going to ``folder/spark-jvm.log``: the JVM's own warnings
+    and Spark's log lines (printed before any log level can be set) never reach the terminal.
+    A Spark failure still reaches slacheck as an exception."""
+    import logging
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:  # a JVM this process already started
+        return
+    conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
+    log = (folder / "spark-jvm.log").open("ab")
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": log})  # type: ignore[no-untyped-call]
+    SparkContext._ensure_initialized(gateway=gateway)
+    # PySpark's own logger repeats every engine error as JSON on stderr; slacheck reports it
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
+
+
+def connect(engine: Engine | str = Engine.DUCKDB, database: str | None = None) -> BaseBackend:
+    """A backend for ``engine`` in a session of its own, configured from the environment
+    (for callers that need no more than a backend; the session ends with the process)."""
+    return EngineSession(EngineConfig.from_env(engine, database=database)).backend
 
 
 def engine_of(backend: BaseBackend) -> Engine:

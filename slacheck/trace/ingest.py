@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,11 +11,12 @@ from typing import Any
 
 import duckdb
 import ibis
+import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 import pyarrow as pa
 from ibis.backends import BaseBackend
 
-from slacheck.engine import Engine, connect, engine_of
+from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem
 from slacheck.trace.schema import PLAUSIBLE_US, WITHIN_SPAN_MS, WITHIN_SPAN_SLACK_MS, SetAside
@@ -76,6 +76,8 @@ class Traces:
     sources: tuple[SourceFile, ...]
     quality: Quality
     set_aside_rows: ir.Table = field(repr=False)
+    #: the engine session holding the tables behind ``spans``; whoever made it closes it
+    session: EngineSession | None = field(default=None, repr=False, compare=False)
 
     @property
     def engine(self) -> Engine:
@@ -135,8 +137,10 @@ def ingest(
     engine: Engine | str = Engine.DUCKDB,
     backend: BaseBackend | None = None,
     database: str | None = None,
+    session: EngineSession | None = None,
 ) -> Traces:
-    """Read every file into one canonical table on ``backend`` (a new one for ``engine``).
+    """Read every file into one canonical table in ``session`` (or on ``backend``, or in a new
+    session for ``engine`` configured from the environment).
 
     ``fmt`` overrides detection for all files; ``mapping`` is required for generic tables;
     ``database``: a DuckDB file to hold the table when it outgrows memory.
@@ -145,7 +149,13 @@ def ingest(
         raise UsageError("no trace files given")
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown trace format {fmt!r}; use one of {', '.join(FORMATS)}")
-    con = backend if backend is not None else connect(engine, database)
+    if session is None:
+        session = (
+            EngineSession.around(backend)
+            if backend is not None
+            else EngineSession(EngineConfig.from_env(engine, database=database))
+        )
+    con = session.backend
     paths = trace_files(paths)
     parts: list[ir.Table] = []
     arrow_parts: list[pa.Table] = []
@@ -178,7 +188,7 @@ def ingest(
                 part = read_table(con, path, use)
                 if table_format(path) != "parquet":
                     # text is parsed once, here; Parquet is scanned in place by later queries
-                    part = _read_once(con, part, path)
+                    part = _read_once(session, part, path)
                 parts.append(part)
                 rows = int(part.count().execute())
             else:
@@ -199,10 +209,10 @@ def ingest(
         raise TraceInputError(problems)
     if arrow_parts:
         merged = pa.concat_tables(arrow_parts)
-        parts.append(_register(con, merged))
+        parts.append(session.register(merged))
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     # Spark recomputes a lazy plan at every action: give it one materialised input
-    return _quality(con, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
+    return _quality(session, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
 
 
 #: file names a directory is searched for; anything else in it (READMEs, YAML) is not a trace
@@ -269,10 +279,10 @@ def _distinct(paths: Sequence[str | Path]) -> list[Path]:
     return out
 
 
-def _read_once(con: BaseBackend, part: ir.Table, path: Path) -> ir.Table:
+def _read_once(session: EngineSession, part: ir.Table, path: Path) -> ir.Table:
     """Parse a text table into the engine once; its content errors name the file."""
     try:
-        return _materialise(con, part)
+        return session.materialise(part)
     except Exception as exc:  # the engines raise their own types; all mean "unreadable"
         raise TraceInputError(
             [
@@ -294,14 +304,6 @@ def _needs_mapping(path: Path) -> Problem:
         fix="pass --mapping FILE (see the README's mapping section), or use OTLP, Langfuse "
         "or LangSmith exports, or slacheck's canonical Parquet",
     )
-
-
-def _register(con: BaseBackend, table: pa.Table) -> ir.Table:
-    name = f"slacheck_raw_{uuid.uuid4().hex}"
-    if engine_of(con) is Engine.SPARK:
-        # PySpark has no Arrow ingest through Ibis; go through pandas with explicit types.
-        return con.create_table(name, table.to_pandas(), schema=ibis.schema(table.schema))
-    return con.create_table(name, table, temp=True)
 
 
 def reason_expr(t: ir.Table) -> ir.StringValue:
@@ -356,87 +358,118 @@ def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValu
 
 
 def _quality(
-    con: BaseBackend, raw: ir.Table, sources: tuple[SourceFile, ...], *, materialise: bool
+    session: EngineSession, raw: ir.Table, sources: tuple[SourceFile, ...], *, materialise: bool
 ) -> Traces:
-    """Classify every row: used, set aside (with a reason), orphan. Scales to 10⁷ spans.
+    """Classify every row: used, set aside (with a reason), orphan. Scales to 10⁸ spans.
 
     Parquet stays where it is and is scanned per query (DuckDB scans it faster than it could
-    copy it); only the rare duplicate and orphan rows are found once and kept as a small table.
+    copy it). Three aggregate queries, nothing brought into Python but their small results:
+    rows read (file metadata for Parquet), rows per reason, and one pass over the hashed ids
+    for duplicates and orphans. Only when that pass finds suspects are their rows looked at.
     """
     if materialise:
-        raw = _materialise(con, raw)
+        raw = session.materialise(raw)
     t = raw.mutate(_reason=reason_expr(raw))
-    flags = _flags(con, t.filter(t._reason.isnull()))
-    j = t.left_join(flags, [t.source_file == flags.f_file, t.source_ref == flags.f_ref])
-    t = j.mutate(
-        _reason=ibis.ifelse(
-            j._reason.isnull() & j.f_dup.fill_null(False),
-            ibis.literal(str(SetAside.DUPLICATE_SPAN_ID)),
-            j._reason,
-        ),
-        orphan=j.f_orphan.fill_null(False),
-    ).drop("f_file", "f_ref", "f_dup", "f_orphan")
+    flags = _flags(session, t.filter(t._reason.isnull()))
+    if flags is None:  # the common case: no duplicate, no orphan, so no join at all
+        t = t.mutate(orphan=ibis.literal(False))
+    else:
+        j = t.left_join(flags, [t.source_file == flags.f_file, t.source_ref == flags.f_ref])
+        t = j.mutate(
+            _reason=ibis.ifelse(
+                j._reason.isnull() & j.f_dup.fill_null(False),
+                ibis.literal(str(SetAside.DUPLICATE_SPAN_ID)),
+                j._reason,
+            ),
+            orphan=j.f_orphan.fill_null(False),
+        ).drop("f_file", "f_ref", "f_dup", "f_orphan")
     spans = t.filter(t._reason.isnull()).drop("_reason")
     bad = t.filter(t._reason.notnull()).drop("orphan")
 
     # Rows read are counted on the input itself, the rest in one pass over the classified rows:
     # a join that duplicated or lost rows would break the accounting check below.
     rows_read = int(raw.count().execute())
-    groups = t.group_by(reason=t._reason).aggregate(n=t.count(), orphans=t.orphan.sum()).execute()
+    groups = t.group_by(reason=t._reason).aggregate(n=t.count(), orphans=t.orphan.sum())
     set_aside: dict[str, int] = {}
     rows_used = orphans = 0
-    for r, n, o in zip(groups["reason"], groups["n"], groups["orphans"], strict=True):
-        if r is None or r != r:  # null reason: the rows used (NaN when pandas fills it)
+    for r, n, o in _rows(groups):
+        if r is None:  # null reason: the rows used
             rows_used, orphans = int(n), int(o or 0)
         else:
             set_aside[str(r)] = int(n)
-    ew = ibis.window(group_by=bad._reason, order_by=[bad.source_file, bad.source_ref])
-    ex = bad.mutate(_i=ibis.row_number().over(ew)).filter(lambda x: x._i < _EXAMPLES)
-    ex_df = ex.select(ex._reason, ex.source_file, ex.source_ref).execute()
     examples: dict[str, list[str]] = {}
-    for r, f, ref in zip(ex_df["_reason"], ex_df["source_file"], ex_df["source_ref"], strict=True):
-        examples.setdefault(str(r), []).append(f"{f}: {ref}")
-    # orphan examples come from the small flags table, not from another scan
-    lone = flags.filter(flags.f_orphan & ~flags.f_dup)
-    orphan_df = lone.order_by([lone.f_file, lone.f_ref]).limit(_EXAMPLES).execute()
+    if set_aside:
+        ew = ibis.window(group_by=bad._reason, order_by=[bad.source_file, bad.source_ref])
+        ex = bad.mutate(_i=ibis.row_number().over(ew)).filter(lambda x: x._i < _EXAMPLES)
+        for r, f, ref in _rows(ex.select(ex._reason, ex.source_file, ex.source_ref)):
+            examples.setdefault(str(r), []).append(f"{f}: {ref}")
+    orphan_examples: tuple[str, ...] = ()
+    if flags is not None and orphans:
+        # orphan examples come from the small flags table, not from another scan
+        lone = flags.filter(flags.f_orphan & ~flags.f_dup)
+        first = lone.order_by([lone.f_file, lone.f_ref]).limit(_EXAMPLES)
+        orphan_examples = tuple(f"{f}: {r}" for f, r in _rows(first.select("f_file", "f_ref")))
     quality = Quality(
         rows_read=rows_read,
         rows_used=rows_used,
         set_aside=set_aside,
         examples={k: tuple(sorted(v)) for k, v in examples.items()},
         orphans=orphans,
-        orphan_examples=tuple(
-            f"{f}: {r}" for f, r in zip(orphan_df["f_file"], orphan_df["f_ref"], strict=True)
-        ),
+        orphan_examples=orphan_examples,
     )
     if quality.rows_read != quality.rows_used + quality.rows_set_aside:
         raise AssertionError(f"row accounting broken: {quality}")  # a bug, never bad input
-    return Traces(spans=spans, backend=con, sources=sources, quality=quality, set_aside_rows=bad)
+    return Traces(
+        spans=spans,
+        backend=session.backend,
+        sources=sources,
+        quality=quality,
+        set_aside_rows=bad,
+        session=session,
+    )
 
 
-def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table:
-    """The few rows that are duplicates (not the first of their id) or orphans, as a small table.
+def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
+    """A small result as Python tuples (through Arrow: no pandas, nulls stay None)."""
+    table = t.to_pyarrow()
+    return list(zip(*(c.to_pylist() for c in table.columns), strict=True))
 
-    Ids are compared through hashes first (two integer keys join far faster than two strings);
-    duplicates found by hash are confirmed on the strings, so a hash collision costs time, never
-    a wrong verdict. An orphan could hide behind a collision of its parent's hash with another
-    span of the same task: odds about n/2⁶⁴ on DuckDB (64-bit hashes), negligible.
+
+def _flags(session: EngineSession, clean: ir.Table) -> ir.Table | None:
+    """The few rows that are duplicates (not the first of their id) or orphans, as a small
+    table; None when there are none.
+
+    One pass over the usable rows finds both: every span contributes its own key (task, span)
+    and, when it has a parent, a reference (task, parent); grouped by key, a key held by more
+    than one span is a duplicate suspect and a key referred to but held by none is a missing
+    parent. Keys are hashes (two integers group far faster than two strings); suspects are
+    confirmed on the strings, so a hash collision costs time, never a wrong verdict. An orphan
+    could hide behind a collision of its parent's key with another span's: odds about n/2⁶⁴
+    (64-bit keys on both engines), negligible.
     """
-    keyed = clean.mutate(_a=clean.task_id.hash(), _b=clean.span_id.hash())
-    keys = keyed.select(k_a=keyed._a, k_b=keyed._b)
-    # Any duplicates at all? The self-join on the keys returns more rows than there are rows.
-    other = keys.view()
-    pairs = int(keys.join(other, [keys.k_a == other.k_a, keys.k_b == other.k_b]).count().execute())
-    n = int(keys.count().execute())
+    key = _id_key(session.engine)
+    keyed = clean.mutate(
+        _k=key(clean.task_id, clean.span_id), _p=key(clean.task_id, clean.parent_span_id)
+    )
+    own = keyed.select(k=keyed._k, own=ibis.literal(1, "int64"))
+    child = keyed.filter(keyed.parent_span_id.notnull())
+    ref = child.select(k=child._p, own=ibis.literal(0, "int64"))
+    keys = ibis.union(own, ref, distinct=False)
+    held = keys.group_by("k").aggregate(n=keys.own.sum())
+    suspects = session.materialise(held.filter(held.n != 1))
+    counts = suspects.aggregate(
+        d=(suspects.n > 1).cast("int64").sum(), m=(suspects.n == 0).cast("int64").sum()
+    )
+    n_dup, n_missing = (int(v or 0) for v in _rows(counts)[0])
     parts: list[ir.Table] = []
-    if pairs > n:
-        cand = keys.group_by(["k_a", "k_b"]).aggregate(_n=keys.count()).filter(lambda x: x._n > 1)
-        suspects = keyed.semi_join(cand, [keyed._a == cand.k_a, keyed._b == cand.k_b])
+    if n_dup:
+        cand = suspects.filter(suspects.n > 1)
+        rows = keyed.semi_join(cand, keyed._k == cand.k)
         w = ibis.window(
-            group_by=[suspects.task_id, suspects.span_id],
-            order_by=[suspects.start_us, suspects.source_file, suspects.source_ref],
+            group_by=[rows.task_id, rows.span_id],
+            order_by=[rows.start_us, rows.source_file, rows.source_ref],
         )
-        ranked = suspects.mutate(_rn=ibis.row_number().over(w))
+        ranked = rows.mutate(_rn=ibis.row_number().over(w))
         dups = ranked.filter(ranked._rn > 0)
         parts.append(
             dups.select(
@@ -446,27 +479,47 @@ def _flags(con: BaseBackend, clean: ir.Table) -> ir.Table:
                 f_orphan=ibis.literal(False),
             )
         )
-    child = keyed.filter(keyed.parent_span_id.notnull())
-    child = child.mutate(_p=child.parent_span_id.hash())
-    orphans = child.anti_join(keys, [child._a == keys.k_a, child._p == keys.k_b])
-    parts.append(
-        orphans.select(
-            f_file=orphans.source_file,
-            f_ref=orphans.source_ref,
-            f_dup=ibis.literal(False),
-            f_orphan=ibis.literal(True),
+    if n_missing:
+        gone = suspects.filter(suspects.n == 0)
+        # a parent whose key no span holds is certainly missing: no confirmation needed
+        orphans = child.semi_join(gone, child._p == gone.k)
+        parts.append(
+            orphans.select(
+                f_file=orphans.source_file,
+                f_ref=orphans.source_ref,
+                f_dup=ibis.literal(False),
+                f_orphan=ibis.literal(True),
+            )
         )
-    )
+    if not parts:
+        session.drop(suspects)
+        return None
     union = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     small = union.group_by(["f_file", "f_ref"]).aggregate(
         f_dup=union.f_dup.any(), f_orphan=union.f_orphan.any()
     )
-    return _materialise(con, small)
+    flags = session.materialise(small)
+    session.drop(suspects)
+    return flags
 
 
-def _materialise(con: BaseBackend, t: ir.Table) -> ir.Table:
-    """Compute once and keep the result in the engine, so later queries don't re-parse inputs."""
-    name = f"slacheck_t_{uuid.uuid4().hex}"
-    if engine_of(con) is Engine.SPARK:
-        return con.create_table(name, t)
-    return con.create_table(name, t, temp=True)
+def _id_key(engine: Engine) -> Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue]:
+    """One 64-bit key for a pair of ids (task, span): one integer groups and joins several
+    times faster than two. DuckDB's ``hash`` of both; Spark's ``xxhash64`` (its ``hash`` has
+    32 bits, too few to keep a missing parent from hiding behind a collision at 10⁸ spans)."""
+    key: Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue] = _KEYS[engine]
+    return key
+
+
+def _duckdb_hash(a: str, b: str) -> dt.uint64:
+    """DuckDB's 64-bit hash of its arguments together."""
+
+
+def _xxhash64(a: str, b: str) -> dt.int64:
+    """Spark's 64-bit xxHash of its arguments together."""
+
+
+_KEYS: dict[Engine, Any] = {
+    Engine.DUCKDB: ibis.udf.scalar.builtin(_duckdb_hash, name="hash"),
+    Engine.SPARK: ibis.udf.scalar.builtin(_xxhash64, name="xxhash64"),
+}

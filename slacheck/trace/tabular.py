@@ -240,6 +240,9 @@ def _project(src: ir.Table, mapping: Mapping, source_file: str) -> ir.Table:
     if mapping.spec("source_ref") is None:
         row = src.file_row_number if "file_row_number" in src.columns else ibis.row_number()
         exprs["source_ref"] = ibis.literal("row ") + (row + 1).cast("string")
+    if "defect" in src.columns and mapping == identity_mapping(mapping.format or "parquet"):
+        # slacheck's own Parquet (``traces convert``) keeps the reasons found when it was parsed
+        defects.insert(0, src["defect"].cast("string"))
     exprs["defect"] = (
         ibis.coalesce(*defects, ibis.null().cast("string"))
         if defects

@@ -1,0 +1,82 @@
+"""The engine session: configuration from arguments and the environment, tables released."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from slacheck.engine import (
+    DEFAULT_SPARK_MASTER,
+    Engine,
+    EngineConfig,
+    EngineSession,
+    parse_spark_conf,
+)
+from slacheck.errors import UsageError
+from slacheck.trace.ingest import ingest
+
+
+def test_configuration_from_arguments_then_environment() -> None:
+    env = {
+        "SLACHECK_SPARK_MASTER": "spark://head:7077",
+        "SLACHECK_SPARK_CONF": "spark.executor.memory=4g; spark.sql.shuffle.partitions = 64",
+        "SLACHECK_DUCKDB_MEMORY": "3GB",
+        "SLACHECK_DUCKDB_FILE": "/tmp/x.duckdb",
+    }
+    c = EngineConfig.from_env("spark", environ=env)
+    assert c.engine is Engine.SPARK and c.spark_master == "spark://head:7077"
+    assert c.spark_conf == (
+        ("spark.executor.memory", "4g"),
+        ("spark.sql.shuffle.partitions", "64"),
+    )
+    assert c.duckdb_memory == "3GB" and c.duckdb_file == "/tmp/x.duckdb"
+    flag = EngineConfig.from_env("spark", spark_master="sc://connect:15002", environ=env)
+    assert flag.spark_master == "sc://connect:15002"  # the flag wins over the environment
+    assert EngineConfig.from_env("spark", environ={}).spark_master == DEFAULT_SPARK_MASTER
+
+
+def test_bad_configuration_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown engine"):
+        EngineConfig.from_env("polars", environ={})
+    with pytest.raises(UsageError, match="key=value"):
+        parse_spark_conf("spark.a=1; nonsense")
+    with pytest.raises(UsageError, match="memory size"):
+        EngineSession(EngineConfig(duckdb_memory="lots")).backend  # noqa: B018
+
+
+def test_close_drops_the_tables_and_the_scratch_folder(
+    generated_parquet: Path, tmp_path: Path
+) -> None:
+    session = EngineSession(EngineConfig(duckdb_file=None))
+    traces = ingest([generated_parquet], session=session)
+    assert traces.session is session and traces.quality.rows_read > 0
+    scratch = Path(session.scratch())
+    con = session.backend.con  # DuckDB's own connection
+    assert _tables(con)  # the flags table of the generated malformed rows
+    session.close()
+    assert not scratch.exists()
+    with EngineSession(EngineConfig(duckdb_file=str(tmp_path / "kept.duckdb"))) as on_file:
+        ingest([generated_parquet], session=on_file)
+        assert _tables(on_file.backend.con)
+        file_con = on_file.backend.con
+    with pytest.raises(Exception, match="closed"):
+        file_con.execute("SELECT 1")  # released
+
+
+def _tables(con: Any) -> list[str]:
+    rows = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+    return [r[0] for r in rows if r[0].startswith("slacheck_")]
+
+
+def test_a_spark_run_is_quiet_unless_verbose(generated_parquet: Path) -> None:
+    """No JVM warnings, log lines or stage progress bars on stderr."""
+    exe = Path(sys.executable).with_name("slacheck")
+    args = [str(exe), "traces", "inspect", str(generated_parquet), "--engine", "spark"]
+    res = subprocess.run([*args, "--format", "json"], capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    assert '"spans"' in res.stdout
