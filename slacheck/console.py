@@ -254,6 +254,11 @@ def evaluation_table(evaluation: Evaluation) -> Group:
     blocks: list[Table | Text] = [table]
     if any(r.partial_window for r in evaluation.results):
         blocks.append(Text("* the traces cover only part of this window", style="dim"))
+    readings = ", ".join(
+        f"{name}={r['value']}" + ("" if r["stated"] else " (default)")
+        for name, r in evaluation.readings().items()
+    )
+    blocks.append(plain(f"readings: {readings}", style="dim"))
     out = evaluation.outside_effective
     if out.outside:
         eff = evaluation.contract.contract.effective

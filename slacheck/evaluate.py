@@ -41,6 +41,15 @@ class Evaluation:
         """0 when every term is met in every window; 1 otherwise (breached or unverifiable)."""
         return 0 if self.ok else 1
 
+    def readings(self) -> dict[str, dict[str, Any]]:
+        """The judgement calls the verdicts were read with: each value, and whether the contract
+        states it or slacheck's default applied."""
+        r = self.contract.readings
+        return {
+            name: {"value": str(getattr(r, name)), "stated": name in r.model_fields_set}
+            for name in type(r).model_fields
+        }
+
     def counts(self) -> dict[str, int]:
         c = Counter(str(r.verdict) for r in self.results)
         return {str(v): c.get(str(v), 0) for v in Verdict}
@@ -52,6 +61,7 @@ class Evaluation:
             "engine": self.engine,
             "slacheck_version": self.version,
             "summary": self.counts(),
+            "readings": self.readings(),
             "effective": {
                 "start": self.contract.contract.effective.start.isoformat(),
                 "end": (

@@ -483,3 +483,17 @@ availability: {target_percent: 99.0}
     t = traces(tmp_path, rows)
     r = by_key(evaluate(c, t, period="2026-07").results)["availability", "2026-07"]
     assert r.total == 3
+
+
+def test_every_verdict_says_which_readings_it_used(tmp_path: Path) -> None:
+    c = contract(LATENCY + "readings: {at_the_limit: beyond}\n")
+    t = traces(tmp_path, [{"start": "2026-07-01T00:00:00Z"}])
+    readings = evaluate(c, t).to_dict()["readings"]
+    assert readings["at_the_limit"] == {"value": "beyond", "stated": True}
+    assert readings["model_scope"] == {"value": "requested", "stated": False}
+    assert set(readings) == {
+        "excluded_calls_in_task_terms",
+        "model_scope",
+        "per_task_rate_counts",
+        "at_the_limit",
+    }

@@ -28,6 +28,11 @@ def evaluation_markdown(evaluation: Evaluation) -> str:
             f"{md_cell(observed)} | {r.good:,} / {r.total:,} | {crit} | "
             f"{md_cell(', '.join(r.examples))} |"
         )
+    readings = ", ".join(
+        f"`{name}` {r['value']}" + ("" if r["stated"] else " (default)")
+        for name, r in evaluation.readings().items()
+    )
+    lines += ["", f"Readings: {readings}."]
     out = evaluation.outside_effective
     if out.outside:
         eff = evaluation.contract.contract.effective
