@@ -86,7 +86,7 @@ def report_inputs(contract: Contract, traces: Traces) -> ReportInputs:
 
 @pytest.fixture(scope="session")
 def accept_inputs(contract: Contract, traces: Traces) -> AcceptInputs:
-    return prepare_accept(contract, traces, contract_file=CONTRACT)
+    return prepare_accept(contract, traces, contract_file=CONTRACT, period=PERIOD)
 
 
 @pytest.fixture(scope="session")
@@ -186,7 +186,7 @@ def test_weak_contract_renders_missing_clauses() -> None:
     zh = render_draft(weak, lang="zh", fmt=DocFormat.HTML).decode()
     assert "合同既未定义峰值时段" in zh
     accept = render_prepared_accept(AcceptInputs(weak), lang="zh", fmt=DocFormat.MD).decode()
-    assert "八、签字确认" in accept and "八项字段检查" not in accept
+    assert "十四、签字确认" in accept and "八项字段检查" not in accept
 
 
 # ---------------------------------------------------------------------------------------------
