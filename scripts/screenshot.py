@@ -22,36 +22,55 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 
 
+def _chromium(profile: Path, *action: str) -> list[str]:
+    """The one Chromium command line: headless, off the network (every request goes to a
+    proxy on a closed port, and background requests are off), the page's console on stderr."""
+    return [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--proxy-server=http://127.0.0.1:9",
+        "--proxy-bypass-list=<-loopback>",
+        f"--user-data-dir={profile}",
+        "--enable-logging=stderr",
+        "--v=0",
+        *action,
+    ]
+
+
 def screenshot(html_file: Path, png: Path, profile: Path) -> str:
     """Render ``html_file`` in headless Chromium to ``png``; return Chromium's stderr.
 
-    The flags keep Chromium off the network (no background requests) and log the page's
-    console to stderr, which the browser test reads.
+    The flags keep Chromium off the network and log the page's console to stderr, which the
+    browser test reads.
     """
     out = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--enable-logging=stderr",
-            "--v=0",
-            f"--screenshot={png}",
-            "--window-size=1200,1600",
-            html_file.as_uri(),
-        ],
+        _chromium(profile, f"--screenshot={png}", "--window-size=1200,1600", html_file.as_uri()),
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     return out.stderr
+
+
+def dump_dom(html_file: Path, profile: Path) -> tuple[str, str]:
+    """Load ``html_file`` in headless Chromium, off the network; return (the DOM as
+    serialised after load, Chromium's stderr)."""
+    out = subprocess.run(
+        _chromium(profile, "--dump-dom", html_file.as_uri()),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return out.stdout, out.stderr
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -599,10 +599,19 @@ def accept(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    period: Annotated[
+        str | None,
+        typer.Option(
+            "--period",
+            help="The test period, a month (2026-07) or quarter (2026-Q3); default: the windows "
+            "the traces cover.",
+        ),
+    ] = None,
     spark_master: SparkMasterOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Acceptance criteria per term; with traces, the eight-item field check; a sign-off block."""
+    """Acceptance criteria per term: test period and traffic, who runs it, how each verdict
+    counts, re-test and evidence; with traces, the eight-item field check; a sign-off block."""
     from slacheck.contract.load import load_contract
     from slacheck.render.documents import format_for, render_accept
 
@@ -613,7 +622,10 @@ def accept(
     loaded = (
         _ingest(traces, trace_format, mapping, engine, spark_master, verbose) if traces else None
     )
-    _write_document(output, render_accept(c, loaded, lang=lang.value, fmt=kind), inputs)
+    data = render_accept(
+        c, loaded, lang=lang.value, fmt=kind, contract_file=contract, period=period
+    )
+    _write_document(output, data, inputs)
 
 
 @app.command()

@@ -20,6 +20,9 @@ from slacheck.trace.ingest import ingest
 
 #: the month the demo's traffic fills (in the contract's zone) and the quarter the report covers
 MONTH, QUARTER = "2026-07", "2026-Q3"
+#: the report's issue date: the quarter's last day, so `make demo` writes the same documents
+#: whatever day it runs (the CLI's `report --issued` still defaults to today)
+ISSUED = dt.date(2026, 9, 30)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +39,7 @@ def run_demo(
     tasks: int = 4000,
     days: int = 31,
     seed: int = 1,
-    issued: dt.date | None = None,
+    issued: dt.date = ISSUED,
     progress: Callable[[str], None] = lambda _: None,
 ) -> DemoResult:
     """Generate traffic, check the demo contract, and write every document in en and zh."""
@@ -101,7 +104,7 @@ def run_demo(
         contract, traces, period=QUARTER, contract_file=contract_file, issued=issued
     )
     save(evidence_name(contract, QUARTER), report_inputs.evidence.data)
-    accept_inputs = prepare_accept(contract, traces, contract_file=contract_file)
+    accept_inputs = prepare_accept(contract, traces, contract_file=contract_file, period=MONTH)
     for lang in ("en", "zh"):
         progress(f"documents ({lang})")
         for fmt in (DocFormat.HTML, DocFormat.MD, DocFormat.PDF):

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from scripts.screenshot import CHROMIUM, screenshot  # one Chromium command line for both
+from scripts.screenshot import CHROMIUM, dump_dom, screenshot  # one Chromium command line for both
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
@@ -86,7 +86,7 @@ def report_inputs(contract: Contract, traces: Traces) -> ReportInputs:
 
 @pytest.fixture(scope="session")
 def accept_inputs(contract: Contract, traces: Traces) -> AcceptInputs:
-    return prepare_accept(contract, traces, contract_file=CONTRACT)
+    return prepare_accept(contract, traces, contract_file=CONTRACT, period=PERIOD)
 
 
 @pytest.fixture(scope="session")
@@ -186,7 +186,7 @@ def test_weak_contract_renders_missing_clauses() -> None:
     zh = render_draft(weak, lang="zh", fmt=DocFormat.HTML).decode()
     assert "合同既未定义峰值时段" in zh
     accept = render_prepared_accept(AcceptInputs(weak), lang="zh", fmt=DocFormat.MD).decode()
-    assert "八、签字确认" in accept and "八项字段检查" not in accept
+    assert "十四、签字确认" in accept and "八项字段检查" not in accept
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,6 +438,64 @@ def test_chromium_renders_report_without_console_errors(render: Render, tmp_path
         if ":CONSOLE" in line or "Uncaught" in line or page.as_uri() in line
     ]
     assert page_lines == [], page_lines
+
+
+_REF = re.compile(
+    r"""\b(?:src|href|xlink:href|srcset|action|poster|data)\s*=\s*["']?([^"'\s>]*)""", re.I
+)
+_URL = re.compile(r"""url\(\s*["']?([^"')\s]*)""", re.I)
+
+
+def external_references(html: str) -> list[str]:
+    """Every reference in ``html`` that points outside the document: an attribute URL or CSS
+    ``url(…)`` that is not a fragment (``#…``) or a data URI, and any ``@import``."""
+    refs = _REF.findall(html) + _URL.findall(html)
+    out = [r for r in refs if not (r.startswith("#") or r.lower().startswith("data:"))]
+    out += ["@import" for _ in re.finditer(r"@import", html, re.I)]
+    return out
+
+
+def test_external_references_finds_what_it_must() -> None:
+    assert external_references('<a href="#x">x</a><p style="background: url(data:,x)">') == []
+    bad = (
+        '<img src="https://x/a.png"><a href=http://y>y</a>'
+        '<style>@import "z.css"; p { background: url(/etc/x) }</style>'
+    )
+    assert external_references(bad) == ["https://x/a.png", "http://y", "/etc/x", "@import"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("doc", DOCS)
+def test_html_is_one_offline_file(render: Render, doc: str, lang: str, tmp_path: Path) -> None:
+    """Each document's HTML stands alone: styles and charts inline, nothing fetched; headless
+    Chromium, kept off the network, loads it and shows the document's title."""
+    html = render(doc, lang, DocFormat.HTML).decode("utf-8")
+    assert external_references(html) == []
+    title = re.search(r"<h1>(.*?)</h1>", html, re.S)
+    assert title is not None
+    assert shutil.which(CHROMIUM), f"{CHROMIUM} not found: run `make sysdeps`"
+    page = tmp_path / f"{doc}.{lang}.html"
+    page.write_text(html, encoding="utf-8")
+    dom, stderr = dump_dom(page, tmp_path / "profile")
+    body = dom.partition("<body")[2]
+    assert body, stderr[-2000:]
+    text = re.sub(r"<[^>]+>", "", body)
+    assert title.group(1).strip() in text
+    if doc == "report":
+        assert "<svg" in body  # the charts are in the page, not fetched
+    page_lines = [
+        line
+        for line in stderr.splitlines()
+        if ":CONSOLE" in line or "Uncaught" in line or page.as_uri() in line
+    ]
+    assert page_lines == [], page_lines
+
+
+def test_draft_markdown_leaves_a_blank_line_after_the_credit_table(render: Render) -> None:
+    for lang in LANGS:
+        text = render("draft", lang, DocFormat.MD).decode("utf-8")
+        before = text.split("**6.4**", 1)[0]
+        assert before.endswith("|\n\n"), before[-80:]
 
 
 def test_traffic_lists_what_the_traces_hold(report_inputs: ReportInputs) -> None:

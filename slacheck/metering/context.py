@@ -163,11 +163,7 @@ class Metering:
     @cached_property
     def effective_us(self) -> tuple[int, int | None]:
         """[start, end) of the effective period in UTC µs (end exclusive: the day after)."""
-        eff = self.contract.contract.effective
-        zone = self.contract.zone
-        start = local_midnight(eff.start, zone)
-        end = None if eff.end is None else local_midnight(eff.end + dt.timedelta(days=1), zone)
-        return start, end
+        return effective_us(self.contract)
 
     def in_effect(self, ts_us: ir.IntegerValue) -> ir.BooleanValue:
         start, end = self.effective_us
@@ -191,31 +187,9 @@ class Metering:
     def windows(self, kind: Window) -> list[CalendarWindow]:
         """The term's windows, clipped to the effective period: inside the requested period,
         else those the traces overlap."""
-        zone = self.contract.zone
-        anchor = self.contract.contract.effective.start
-        if self.period is not None:
-            if kind is Window.ROLLING_30_DAYS:
-                laid = windows_for(
-                    kind, zone, self.period.start_us, self.period.end_us, anchor=anchor
-                )
-            else:
-                laid = split(self.period, kind, zone)
-        else:
-            lo, hi = self.data_range
-            if lo is None or hi is None:
-                return []
-            laid = windows_for(kind, zone, lo, hi, anchor=anchor)
-        return [w for w in (self._clip(w) for w in laid) if w is not None]
-
-    def _clip(self, w: CalendarWindow) -> CalendarWindow | None:
-        start, end = self.effective_us
-        lo = max(w.start_us, start)
-        hi = w.end_us if end is None else min(w.end_us, end)
-        if hi <= lo:
-            return None
-        if (lo, hi) == (w.start_us, w.end_us):
-            return w
-        return CalendarWindow(w.label, lo, hi, w.zone, clipped=True)
+        return contract_windows(
+            self.contract, kind, self.period, None if self.period else self.data_range
+        )
 
     @cached_property
     def local_days(self) -> npt.NDArray[np.int64]:
@@ -385,3 +359,47 @@ def _count(value: object) -> int:
 
 #: What a check is handed: the metering model.
 CheckContext = Metering
+
+
+def effective_us(contract: Contract) -> tuple[int, int | None]:
+    """[start, end) of the contract's effective period in UTC µs (end exclusive: the day after)."""
+    eff = contract.contract.effective
+    zone = contract.zone
+    start = local_midnight(eff.start, zone)
+    end = None if eff.end is None else local_midnight(eff.end + dt.timedelta(days=1), zone)
+    return start, end
+
+
+def contract_windows(
+    contract: Contract,
+    kind: Window,
+    period: CalendarWindow | None,
+    data_range: tuple[int | None, int | None] | None = None,
+) -> list[CalendarWindow]:
+    """Windows of ``kind`` inside ``period`` (else overlapping ``data_range``), clipped to the
+    effective period; a window the period cuts is marked ``clipped``. The one reading of "which
+    windows", for the checks (``Metering.windows``) and the acceptance document alike."""
+    zone = contract.zone
+    anchor = contract.contract.effective.start
+    if period is not None:
+        if kind is Window.ROLLING_30_DAYS:
+            laid = windows_for(kind, zone, period.start_us, period.end_us, anchor=anchor)
+        else:
+            laid = split(period, kind, zone)
+    else:
+        lo, hi = data_range if data_range is not None else (None, None)
+        if lo is None or hi is None:
+            return []
+        laid = windows_for(kind, zone, lo, hi, anchor=anchor)
+    start, end = effective_us(contract)
+    out: list[CalendarWindow] = []
+    for w in laid:
+        lo_us = max(w.start_us, start)
+        hi_us = w.end_us if end is None else min(w.end_us, end)
+        if hi_us <= lo_us:
+            continue
+        if (lo_us, hi_us) == (w.start_us, w.end_us):
+            out.append(w)
+        else:
+            out.append(CalendarWindow(w.label, lo_us, hi_us, w.zone, clipped=True))
+    return out

@@ -31,6 +31,7 @@ from slacheck.contract.model import (
     MeasurementPoint,
     OccurrenceObjective,
     RateLimitBasis,
+    Window,
 )
 from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
@@ -48,10 +49,12 @@ __all__ = [
     "ASSUMED_STEPS_PER_TASK",
     "FORMATS",
     "AcceptInputs",
+    "AcceptWindow",
     "DocFormat",
     "EvidenceFile",
     "Renderer",
     "ReportInputs",
+    "acceptance_window_kind",
     "environment",
     "evidence_name",
     "evidence_path",
@@ -341,26 +344,106 @@ def render_draft(contract: Contract, *, lang: str, fmt: DocFormat) -> bytes:
 # Acceptance criteria
 
 
+@dataclass(frozen=True, slots=True)
+class AcceptWindow:
+    """One window the acceptance test covers and, with traces, the traffic they hold in it."""
+
+    label: str
+    start_us: int
+    last_us: int  # the window's last microsecond
+    clipped: bool  # the effective period cuts it
+    calls: int | None = None  # in-scope model calls (None: no traces given)
+    tasks: int | None = None  # tasks with at least one in-scope model call
+    busiest_minute: int | None = None  # in-scope calls in the busiest UTC minute
+    peak_minutes: int | None = None  # minutes that meet the contract's peak definition
+
+
 @dataclass(frozen=True)
 class AcceptInputs:
-    """What the acceptance document needs: the contract and, with traces, the field check."""
+    """What the acceptance document needs: the contract, the test period and, with traces,
+    the field check and the traffic per test window."""
 
     contract: Contract
     fields: FieldCheck | None = None
     sources: tuple[SourceFile, ...] = ()
     quality: Quality | None = None
     contract_file: Path | None = None
+    period: str | None = None  # as given (--period); None: the windows the traces cover
+    windows: tuple[AcceptWindow, ...] = ()
+
+
+def acceptance_window_kind(contract: Contract) -> Window:
+    """The window the acceptance is counted in: the first latency term's, else availability's."""
+    if contract.latency:
+        return contract.latency[0].window
+    if contract.availability is not None:
+        return contract.availability.window
+    return Window.CALENDAR_MONTH
+
+
+def _test_windows(
+    contract: Contract, traces: Traces | None, period: str | None
+) -> tuple[AcceptWindow, ...]:
+    from slacheck.metering.context import Metering, contract_windows
+    from slacheck.windows import parse_period
+
+    kind = acceptance_window_kind(contract)
+    span = parse_period(period, contract.zone) if period is not None else None
+    if traces is None:
+        laid = contract_windows(contract, kind, span)
+        return tuple(AcceptWindow(w.label, w.start_us, w.end_us - 1, w.clipped) for w in laid)
+    ctx = Metering(contract, traces, span)
+    return tuple(_window_traffic(ctx, w) for w in ctx.windows(kind))
+
+
+def _window_traffic(ctx: Any, w: Any) -> AcceptWindow:
+    from slacheck.metering.derive import scoped
+    from slacheck.metering.peak import MINUTE_US, minute_expr, peak_minutes
+
+    c = ctx.calls
+    c = c.filter(scoped(c, ctx.contract) & (c.start_us >= w.start_us) & (c.start_us < w.end_us))
+    row = c.aggregate(calls=c.count(), tasks=c.task_id.nunique()).execute().iloc[0]
+    per_minute = c.group_by(_m=minute_expr(c.start_us)).aggregate(n=c.count())
+    busiest = per_minute.aggregate(top=per_minute.n.max()).execute().iloc[0]["top"]
+    pm = peak_minutes(ctx)
+    peaks: int | None = None
+    if pm is not None:
+        pm = pm.filter((pm.minute * MINUTE_US >= w.start_us) & (pm.minute * MINUTE_US < w.end_us))
+        peaks = int(pm.count().execute())
+    return AcceptWindow(
+        w.label,
+        w.start_us,
+        w.end_us - 1,
+        w.clipped,
+        int(row["calls"]),
+        int(row["tasks"] or 0),
+        None if busiest is None or busiest != busiest else int(busiest),
+        peaks,
+    )
 
 
 def prepare_accept(
-    contract: Contract, traces: Traces | None, *, contract_file: Path | None = None
+    contract: Contract,
+    traces: Traces | None,
+    *,
+    contract_file: Path | None = None,
+    period: str | None = None,
 ) -> AcceptInputs:
+    """The field check (with traces) and the test windows: those of ``period`` when given
+    (``--period 2026-Q3``), else those the traces cover; each with the traffic it holds."""
+    windows = _test_windows(contract, traces, period)
     if traces is None:
-        return AcceptInputs(contract, contract_file=contract_file)
+        return AcceptInputs(contract, contract_file=contract_file, period=period, windows=windows)
     from slacheck.match.fields import check_fields
 
     return AcceptInputs(
-        contract, check_fields(contract, traces), traces.sources, traces.quality, contract_file
+        contract,
+        check_fields(contract, traces),
+        traces.sources,
+        traces.quality,
+        contract_file,
+        period,
+        windows,
     )
 
 
@@ -371,23 +454,44 @@ def render_accept(
     lang: str,
     fmt: DocFormat,
     contract_file: Path | None = None,
+    period: str | None = None,
 ) -> bytes:
-    """Acceptance criteria per term; with traces, the eight-item field check; a sign-off."""
+    """Acceptance criteria per term: test period and traffic, who runs it, how each verdict
+    counts, re-test and evidence; with traces, the eight-item field check; a sign-off."""
     return render_prepared_accept(
-        prepare_accept(contract, traces, contract_file=contract_file), lang=lang, fmt=fmt
+        prepare_accept(contract, traces, contract_file=contract_file, period=period),
+        lang=lang,
+        fmt=fmt,
     )
+
+
+def _per_task(term: Any) -> bool:
+    return bool(term.measurement_point is MeasurementPoint.TASK_END_TO_END)
 
 
 def render_prepared_accept(inputs: AcceptInputs, *, lang: str, fmt: DocFormat) -> bytes:
     fc = inputs.fields
+    contract = inputs.contract
+    traces = _inputs(contract, inputs.contract_file, inputs.sources)[1:]
     context = {
-        **_identity(inputs.contract),
+        **_identity(contract),
         "fields": fc,
         "items": tuple(sorted(fc.items, key=lambda i: i.item)) if fc else (),
         "gaps": fc.gaps() if fc else (),
-        "inputs": _inputs(inputs.contract, inputs.contract_file, inputs.sources),
+        # the contract is identified once, by its labelled canonical hash; this table: traces
+        "inputs": traces,
         "quality": inputs.quality,
         "set_aside": sorted(inputs.quality.set_aside.items()) if inputs.quality else [],
+        "period": inputs.period,
+        "windows": inputs.windows,
+        "window_kind": acceptance_window_kind(contract),
+        "evidence_name": evidence_name(contract, inputs.period) if inputs.period else None,
+        # the traffic a window must carry: the largest minimum sample size per unit
+        "need_calls": max(
+            [t.min_samples or 0 for t in contract.latency if not _per_task(t)]
+            + [contract.availability.min_samples or 0 if contract.availability else 0]
+        ),
+        "need_tasks": max([t.min_samples or 0 for t in contract.latency if _per_task(t)] + [0]),
     }
     return _render("accept", lang, fmt, context)
 
