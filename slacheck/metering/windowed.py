@@ -13,6 +13,7 @@ import ibis.expr.types as ir
 from slacheck.engine import Engine, engine_of
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
+from slacheck.metering.rank import nearest_rank
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -56,19 +57,27 @@ def by_window(t: ir.Table, **aggregates: ir.Value) -> dict[str, dict[str, Any]]:
 def percentile_by_window(
     t: ir.Table, column: str, percentile: float, where: ir.BooleanValue | None = None
 ) -> dict[str, float]:
-    """The nearest-rank percentile (k = ceil(p·n/100), at least 1) of a column's non-null
-    values where ``where`` holds, per window."""
+    """The nearest-rank percentile (``rank.nearest_rank``) of a column's non-null values where
+    ``where`` holds, per window: the values are counted first, then only the k-th comes back."""
     cond = t[column].notnull() if where is None else t[column].notnull() & where
     v = t.filter(cond)
+    counts = v.group_by("window").aggregate(_n=v.count()).execute()
+    ks = {
+        str(w): nearest_rank(int(n), percentile)
+        for w, n in zip(counts["window"], counts["_n"], strict=True)
+    }
+    if not ks:
+        return {}
     ranked = v.select(
         "window",
         _v=v[column],
         # row_number counts from 0; ties in value are interchangeable
         _rn=ibis.row_number().over(ibis.window(group_by=v["window"], order_by=v[column])),
-        _n=v[column].count().over(ibis.window(group_by=v["window"])),
     )
-    k = ibis.greatest((ranked._n * (percentile / 100.0) - EPS).ceil(), 1)
-    df = ranked.filter(ranked._rn == k - 1).select("window", "_v").execute()
+    wanted = ibis.cases(
+        *[(ranked["window"] == w, k - 1) for w, k in ks.items()], else_=ibis.literal(-1)
+    )
+    df = ranked.filter(ranked._rn == wanted).select("window", "_v").execute()
     return {str(w): float(x) for w, x in zip(df["window"], df["_v"], strict=True)}
 
 
