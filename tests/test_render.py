@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from scripts.screenshot import CHROMIUM, screenshot  # one Chromium command line for both
+from slacheck.checks.availability import AvailabilitySays
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
@@ -465,11 +466,11 @@ def _result(
         Verdict(verdict),
         observed,
         unit,
-        f"criterion of {term_id}",
+        AvailabilitySays.CRITERION(target=99.9, failures=[AvailabilitySays.TIMEOUTS()]),
         9,
         10,
         ("t1",),
-        ("a note",),
+        (AvailabilitySays.BELOW_MIN(n=9, min=10),),
         {},
         False,
         "",
