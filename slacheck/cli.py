@@ -490,6 +490,12 @@ def check(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    lang: Annotated[
+        Lang,
+        typer.Option(
+            "--lang", help="Language of criteria and notes: en or zh (JSON: English text)."
+        ),
+    ] = Lang.en,
     spark_master: SparkMasterOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -507,13 +513,13 @@ def check(
     with err.status("checking terms…"):
         result = evaluate(c, loaded, period=period)
     if junit is not None:
-        write_output(junit, to_junit(result), _inputs(contract, traces, mapping))
+        write_output(junit, to_junit(result, lang.value), _inputs(contract, traces, mapping))
     if fmt is ReportFormat.json:
         sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
-        sys.stdout.write(evaluation_markdown(result))
+        sys.stdout.write(evaluation_markdown(result, lang.value))
     else:
-        out.print(evaluation_table(result))
+        out.print(evaluation_table(result, lang.value))
     raise typer.Exit(result.exit_code)
 
 

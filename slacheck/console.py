@@ -58,6 +58,9 @@ _FRAME = {
         "gaps": "How to close the gaps (schema changes first)",
         "criterion": "criterion",
         "mismatches": "Metering mismatches",
+        "note": "note",
+        "excluded": "excluded",
+        "examples": "examples",
     },
     "zh": {
         "review": "条款审阅：{file}，共 {n} 条审阅意见",
@@ -71,6 +74,9 @@ _FRAME = {
         "gaps": "缺口的补齐方式（需变更数据结构的在前）",
         "criterion": "判定标准",
         "mismatches": "计量口径差异",
+        "note": "说明",
+        "excluded": "已排除",
+        "examples": "示例",
     },
 }
 
@@ -226,9 +232,10 @@ def _item_name(number: int, name: str, lang: str) -> str:
     return NAMES["item"][lang].get(str(number), name)
 
 
-def evaluation_table(evaluation: Evaluation) -> Group:
+def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
     """A verdict table (term, window, verdict, observed, good / total), then one block per
-    result with its criterion, notes and example task ids."""
+    result with its criterion, notes and example task ids; criteria and notes in ``lang``."""
+    words = _FRAME[lang]
     c = evaluation.counts()
     title = (
         f"{evaluation.contract.contract.id}: "
@@ -273,13 +280,13 @@ def evaluation_table(evaluation: Evaluation) -> Group:
         block = Text()
         block.append(safe(f"\n{r.term_id} {r.window} "), style="bold")
         block.append(str(r.verdict), style=_STATUS_STYLE.get(str(r.verdict), ""))
-        block.append(safe(f"\n   criterion: {r.criterion}"))
+        block.append(safe(f"\n   {words['criterion']}: {render(r.criterion_message, lang)}"))
         for note in r.notes:
-            block.append(safe(f"\n   note: {note}"), style="dim")
+            block.append(safe(f"\n   {words['note']}: {render(note, lang)}"), style="dim")
         if r.excluded:
             excluded = ", ".join(f"{k} {v:,}" for k, v in sorted(r.excluded.items()))
-            block.append(safe(f"\n   excluded: {excluded}"))
+            block.append(safe(f"\n   {words['excluded']}: {excluded}"))
         if r.examples:
-            block.append(safe(f"\n   examples: {', '.join(r.examples)}"))
+            block.append(safe(f"\n   {words['examples']}: {', '.join(r.examples)}"))
         blocks.append(block)
     return Group(*blocks)

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from slacheck.messages import Message
+
 
 class Verdict(StrEnum):
     """met | breached | indeterminate | not_measurable | no_data (see DOMAIN.md)."""
@@ -38,11 +40,13 @@ class TermResult:
     verdict: Verdict
     observed: float | None  # e.g. p95 = 412.0 (ms); availability 99.95 (%)
     unit: str  # "ms", "tokens/s", "%", "slices %", "calls", …
-    criterion: str  # e.g. "p95 ≤ 500 ms, nearest rank, full_response, ≥ 1000 calls"
+    #: what was promised, as the check reads it: words only when rendered (``criterion``: English)
+    criterion_message: Message  # e.g. "p95 ≤ 500 ms (nearest rank) at full_response, …"
     good: int  # numerator
     total: int  # denominator
     examples: tuple[str, ...] = ()  # offending task ids (or none when met)
-    notes: tuple[str, ...] = ()
+    #: what a reader should know about the figure: codes with parameters, worded at the edge
+    notes: tuple[Message, ...] = ()
     excluded: dict[str, int] = field(default_factory=dict)  # reason → calls excluded
     partial_window: bool = False  # the traces cover only part of the window
     measured_at: str = ""  # the measurement point the figure was taken at
@@ -57,6 +61,11 @@ class TermResult:
     #: how much of the window the calls cover (``metering.Coverage.to_dict``)
     coverage: dict[str, Any] | None = None
 
+    @property
+    def criterion(self) -> str:
+        """The criterion in English (JSON's ``criterion``, JUnit and the English terminal)."""
+        return self.criterion_message.text
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.term_id,
@@ -66,10 +75,11 @@ class TermResult:
             "observed": self.observed,
             "unit": self.unit,
             "criterion": self.criterion,
+            "criterion_message": self.criterion_message.to_dict(),
             "good": self.good,
             "total": self.total,
             "examples": list(self.examples),
-            "notes": list(self.notes),
+            "notes": [n.to_dict() for n in self.notes],
             "excluded": dict(sorted(self.excluded.items())),
             "partial_window": self.partial_window,
             "measured_at": self.measured_at,

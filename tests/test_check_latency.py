@@ -28,6 +28,7 @@ from slacheck.checks import CHECKS
 from slacheck.checks.latency import Bound, check_term, decide, latency, percentile_rank
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract, Direction, PercentileMethod
+from slacheck.messages import render
 from slacheck.metering.context import CheckContext
 from slacheck.trace import schema
 from slacheck.trace.ingest import ingest
@@ -150,9 +151,11 @@ def _check(got: TermResult, want: dict[str, Any]) -> None:
     if "examples" in want:
         assert list(got.examples) == want["examples"]
     if "notes" in want:
-        assert list(got.notes) == want["notes"]
+        assert [n.text for n in got.notes] == want["notes"]
+    # notes are messages: a case matches on their English rendering
+    texts = [n.text for n in got.notes]
     for text in want.get("notes_contain", []):
-        assert any(text in note for note in got.notes), f"{text!r} not in {got.notes}"
+        assert any(text in note for note in texts), f"{text!r} not in {texts}"
     for key, value in (want.get("details") or {}).items():
         assert got.details.get(key) == value, f"details[{key}] = {got.details.get(key)!r}"
 
@@ -278,7 +281,12 @@ def test_criterion_text(tmp_path: Path) -> None:
     rows = [{"task_id": "a", "start": "2026-07-01T00:00:00Z", "ms": 100, "output_tokens": 10}]
     by_id = {r.term_id: r for r in run(contract, trace_table(rows), tmp_path)}
     assert by_id["L1"].criterion == (
-        "p95 ≤ 500 ms (nearest rank) at full_response, answered calls in scope, ≥ 1000 calls"
+        "p95 ≤ 500 ms (nearest rank) at full_response, answered calls in scope, ≥ 1,000 calls"
+    )
+    # the same criterion in Chinese, from the catalogue, numbers in the locale's form
+    assert render(by_id["L1"].criterion_message, "zh") == (
+        "在 full_response 测得的 p95 ≤ 500 毫秒（最近秩法），统计对象：范围内已应答的调用，"
+        "至少 1,000 次"
     )
     assert by_id["T1"].criterion.startswith(
         "p50 tokens/s ≥ 50 in ≥ 99 % of 5-minute slices (after first token)"

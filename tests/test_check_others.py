@@ -176,7 +176,7 @@ def test_case(check: str, case: dict[str, Any], tmp_path: Path) -> None:
             assert k in r.details, f"detail {k} missing in {ctx}"
             assert _same(r.details[k], v), f"detail {k} of {ctx}"
         for text in e.get("notes") or []:
-            assert any(text in n for n in r.notes), f"no note with {text!r} in {ctx}"
+            assert any(text in n.text for n in r.notes), f"no note with {text!r} in {ctx}"
 
 
 def test_every_check_has_cases_for_every_verdict_it_gives() -> None:

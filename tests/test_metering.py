@@ -138,7 +138,7 @@ def test_calls_without_a_status_are_measured_and_counted_everywhere(tmp_path: Pa
     r = by_key(evaluate(c, t, period="2026-07").results)["L", "2026-07"]
     assert (str(r.verdict), r.good, r.total) == ("met", 5, 5)
     assert r.details["unknown_status_calls"] == 5
-    assert any("without a recorded status" in n for n in r.notes)
+    assert any("without a recorded status" in n.text for n in r.notes)
     item5 = check_fields(c, t).item(5)
     assert (item5.numerator, item5.denominator) == (5, 5)
 
@@ -332,8 +332,10 @@ latency:
             "set_aside": {"impossible_value:ttft_ms": 1},
             "scope_field_missing": {"provider": 1},
         }
-        assert any("record no provider" in n for n in r.notes)
-        assert any("set aside and not counted (impossible_value:ttft_ms 1)" in n for n in r.notes)
+        assert any("record no provider" in n.text for n in r.notes)
+        assert any(
+            "set aside and not counted (impossible_value:ttft_ms 1)" in n.text for n in r.notes
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from scripts.screenshot import CHROMIUM, dump_dom, screenshot  # one Chromium command line for both
+from slacheck.checks.availability import AvailabilitySays
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
@@ -43,6 +44,7 @@ from slacheck.render.pdf import ASSETS, AssetsOnlyFetcher, RefusedURL, html_to_p
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
 from slacheck.verdict import TermResult, Verdict
+from tests.langcheck import english_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
@@ -134,6 +136,20 @@ def test_golden(render: Render, doc: str, lang: str, fmt: DocFormat) -> None:
     assert path.is_file(), f"{path} is missing: run `make golden`"
     expected = path.read_text(encoding="utf-8")
     assert text == expected, f"{path.name} differs from the golden file; review, then `make golden`"
+
+
+@pytest.mark.parametrize("fmt", [DocFormat.HTML, DocFormat.MD], ids=str)
+def test_chinese_report_golden_has_no_english_sentence(fmt: DocFormat) -> None:
+    """Issue 11: check criteria and notes reach the Chinese report in Chinese; the only
+    English left is the contract's own data (the parties' names, a term's description)."""
+    contract = load_contract(CONTRACT)
+    data = (
+        contract.contract.vendor,
+        contract.contract.customer,
+        *(t.description for t in contract.latency if t.description),
+    )
+    text = (GOLDEN / f"report.zh.{fmt.value}").read_text(encoding="utf-8")
+    assert english_runs(text, allowed=data) == []
 
 
 def test_report_has_every_section(render: Render) -> None:
@@ -523,11 +539,11 @@ def _result(
         Verdict(verdict),
         observed,
         unit,
-        f"criterion of {term_id}",
+        AvailabilitySays.CRITERION(target=99.9, failures=[AvailabilitySays.TIMEOUTS()]),
         9,
         10,
         ("t1",),
-        ("a note",),
+        (AvailabilitySays.BELOW_MIN(n=9, min=10),),
         {},
         False,
         "",

@@ -17,6 +17,7 @@ import ibis.expr.types as ir
 
 from slacheck.checks.registry import check
 from slacheck.contract.model import Availability, Credits
+from slacheck.messages import NC_, Message, MessageCode, Param
 from slacheck.metering.context import CheckContext, Losses
 from slacheck.metering.ratelimit import under_limit_expr
 from slacheck.metering.windowed import (
@@ -56,22 +57,52 @@ def credit_for(credits: Credits, observed: float) -> float:
     return pct
 
 
-def _criterion(spec: Availability) -> str:
+class AvailabilitySays(MessageCode):
+    """What the availability check says: its criterion and notes."""
+
+    CRITERION = NC_(
+        "check.availability.criterion",
+        "availability ≥ {target} % of in-scope calls; failed: {failures}",
+    )
+    CRITERION_MIN = NC_(
+        "check.availability.criterion_min",
+        "availability ≥ {target} % of in-scope calls; failed: {failures}; ≥ {min} calls",
+    )
+    SERVER_ERRORS = NC_("check.availability.failure.server_errors", "server errors (5xx)")
+    TIMEOUTS = NC_("check.availability.failure.timeouts", "timeouts")
+    THROTTLING = NC_("check.availability.failure.throttling", "throttling within the rate limit")
+    NOTHING = NC_("check.availability.failure.nothing", "nothing")
+    NO_RATE_LIMIT = NC_(
+        "check.availability.no_rate_limit",
+        "the contract has no rate limit, so every throttled call counts as failed",
+    )
+    UNKNOWN_STATUS = NC_(
+        "check.availability.unknown_status",
+        "{n} calls without a recorded status count as not failed (no status is how "
+        "OpenTelemetry records success)",
+    )
+    NO_CALLS = NC_(
+        "check.availability.no_calls", "no in-scope, non-excluded model calls in the window"
+    )
+    BELOW_MIN = NC_("check.availability.below_min", "{n} calls, fewer than the minimum of {min}")
+
+
+def _criterion(spec: Availability) -> Message:
     f = spec.failures
-    kinds = [
-        name
-        for name, on in (
-            ("server errors (5xx)", f.server_errors),
-            ("timeouts", f.timeouts),
-            ("throttling within the rate limit", f.throttling_below_limit),
+    kinds: list[Param] = [
+        says()
+        for says, on in (
+            (AvailabilitySays.SERVER_ERRORS, f.server_errors),
+            (AvailabilitySays.TIMEOUTS, f.timeouts),
+            (AvailabilitySays.THROTTLING, f.throttling_below_limit),
         )
         if on
-    ]
-    text = f"availability ≥ {spec.target_percent:g} % of in-scope calls; failed: "
-    text += ", ".join(kinds) if kinds else "nothing"
+    ] or [AvailabilitySays.NOTHING()]
     if spec.min_samples is not None:
-        text += f"; ≥ {spec.min_samples} calls"
-    return text
+        return AvailabilitySays.CRITERION_MIN(
+            target=spec.target_percent, failures=kinds, min=spec.min_samples
+        )
+    return AvailabilitySays.CRITERION(target=spec.target_percent, failures=kinds)
 
 
 def _window_result(
@@ -84,24 +115,21 @@ def _window_result(
     losses: dict[str, Losses],
 ) -> TermResult:
     total, failed = as_count(r.get("total")), as_count(r.get("failed"))
-    notes: list[str] = []
+    notes: list[Message] = []
     if spec.failures.throttling_below_limit and ctx.contract.rate_limit is None:
-        notes.append("the contract has no rate limit, so every throttled call counts as failed")
+        notes.append(AvailabilitySays.NO_RATE_LIMIT())
     details: dict[str, Any] = {"failed": failed}
     for k in ("error_calls", "timeout_calls", "throttled_calls", "unknown_status_calls"):
         details[k] = as_count(r.get(k))
     if details["unknown_status_calls"]:
-        notes.append(
-            f"{details['unknown_status_calls']:,} calls without a recorded status count as not "
-            "failed (no status is how OpenTelemetry records success)"
-        )
+        notes.append(AvailabilitySays.UNKNOWN_STATUS(n=details["unknown_status_calls"]))
     lost = losses.get(w.label, Losses({}, {}))
     undated = sum(losses.get("", Losses({}, {})).set_aside.values())
     notes.extend(lost.notes(undated))
     if lost.any:
         details["lost"] = lost.to_dict()
 
-    def result(verdict: Verdict, observed: float | None, lead: str = "") -> TermResult:
+    def result(verdict: Verdict, observed: float | None, lead: Message | None = None) -> TermResult:
         return TermResult(
             term_id="availability",
             kind="availability",
@@ -109,11 +137,11 @@ def _window_result(
             verdict=verdict,
             observed=observed,
             unit="%",
-            criterion=_criterion(spec),
+            criterion_message=_criterion(spec),
             good=total - failed,
             total=total,
             examples=examples,
-            notes=tuple([lead, *notes] if lead else notes),
+            notes=tuple(notes if lead is None else [lead, *notes]),
             excluded=excluded,
             partial_window=ctx.partial(w),
             details=details,
@@ -121,10 +149,10 @@ def _window_result(
         )
 
     if total == 0:
-        return result(Verdict.NO_DATA, None, "no in-scope, non-excluded model calls in the window")
+        return result(Verdict.NO_DATA, None, AvailabilitySays.NO_CALLS())
     if spec.min_samples is not None and total < spec.min_samples:
         return result(
-            Verdict.NO_DATA, None, f"{total} calls, fewer than the minimum of {spec.min_samples}"
+            Verdict.NO_DATA, None, AvailabilitySays.BELOW_MIN(n=total, min=spec.min_samples)
         )
     # One correctly rounded division, so 999 of 1000 reads exactly as the literal 99.9.
     observed = 100.0 * (total - failed) / total
@@ -177,4 +205,4 @@ def availability(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = ["availability", "credit_for", "failed_expr"]
+__all__ = ["AvailabilitySays", "availability", "credit_for", "failed_expr"]

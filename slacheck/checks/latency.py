@@ -43,6 +43,7 @@ from slacheck.contract.model import (
     TimeSliceObjective,
     TokensPerSecondBasis,
 )
+from slacheck.messages import NC_, Message, MessageCode, Param
 from slacheck.metering import derive
 from slacheck.metering.context import CheckContext, Losses, example_ids
 from slacheck.verdict import TermResult, Verdict
@@ -75,6 +76,145 @@ _CALL_COLUMNS = (
 )
 
 
+class LatencySays(MessageCode):
+    """What the latency check says: its criteria and notes."""
+
+    # criteria
+    AT_MOST = NC_(
+        "check.latency.criterion.at_most",
+        "p{percentile} ≤ {threshold} {unit} ({method}) at {point}, {scope}",
+    )
+    AT_LEAST = NC_(
+        "check.latency.criterion.at_least",
+        "p{percentile} ≥ {threshold} {unit} ({method}, from the top: {share} % of {noun} at or "
+        "above) at {point}, {scope}",
+    )
+    SLICES_AT_MOST = NC_(
+        "check.latency.criterion.slices_at_most",
+        "{statistic} {unit} ≤ {threshold} in ≥ {share} % of {slices}, {scope}, ≥ {min} per slice",
+    )
+    SLICES_AT_LEAST = NC_(
+        "check.latency.criterion.slices_at_least",
+        "{statistic} {unit} ≥ {threshold} in ≥ {share} % of {slices}, {scope}, ≥ {min} per slice",
+    )
+    POINT = NC_("check.latency.point", "{point}")
+    POINT_BASIS = NC_("check.latency.point_basis", "{point} ({basis})")
+    SLICES = NC_("check.latency.slices", "{minutes}-minute slices")
+    SLICES_BASIS = NC_("check.latency.slices_basis", "{minutes}-minute slices ({basis})")
+    AFTER_FIRST_TOKEN = NC_("check.latency.basis.after_first_token", "after first token")
+    WHOLE_REQUEST = NC_("check.latency.basis.whole_request", "whole request")
+    BASIS_UNSTATED = NC_("check.latency.basis.unstated", "whole request; basis unstated")
+    SCOPE_CALLS = NC_("check.latency.scope.calls", "answered calls in scope")
+    SCOPE_TASKS = NC_("check.latency.scope.tasks", "answered tasks with ≥ 1 in-scope call")
+    SCOPE_CALLS_MIN = NC_("check.latency.scope.calls_min", "answered calls in scope, ≥ {min} calls")
+    SCOPE_TASKS_MIN = NC_(
+        "check.latency.scope.tasks_min", "answered tasks with ≥ 1 in-scope call, ≥ {min} tasks"
+    )
+    NEAREST_RANK = NC_("check.latency.method.nearest_rank", "nearest rank")
+    LINEAR = NC_("check.latency.method.linear", "linear")
+    MEAN = NC_("check.latency.statistic.mean", "mean")
+    MIN = NC_("check.latency.statistic.min", "min")
+    MS = NC_("check.latency.unit.ms", "ms")
+    TOKENS_PER_SECOND = NC_("check.latency.unit.tokens_per_second", "tokens/s")
+    CALLS = NC_("check.latency.noun.calls", "calls")
+    TASKS = NC_("check.latency.noun.tasks", "tasks")
+    # which point a window was measured at
+    LATER_SERVER = NC_(
+        "check.latency.later_point.server",
+        "measured at a later point: the client figure bounds the server figure from above",
+    )
+    LATER_TTFT = NC_(
+        "check.latency.later_point.ttft",
+        "measured at a later point: the client figure bounds the time-to-first-token figure "
+        "from above",
+    )
+    WHOLE_FOR_GENERATION = NC_(
+        "check.latency.whole_for_generation",
+        "time to first token missing: the speed over the whole request bounds the generation "
+        "speed (after the first token) from below",
+    )
+    SUBTREE = NC_(
+        "check.latency.subtree",
+        "tasks whose root is not in the export count with their subtree's time, a lower bound",
+    )
+    MIXED = NC_(
+        "check.latency.mixed",
+        "{field} recorded for {n} of {ok} answered {noun} in scope: the others count with "
+        "{fallback} ({point}), a bound",
+    )
+    MIXED_SUBTREE = NC_(
+        "check.latency.mixed_subtree",
+        "{field} recorded for {n} of {ok} answered tasks in scope: the others count with their "
+        "exported subtree's {field}, a lower bound",
+    )
+    NEITHER = NC_("check.latency.neither", "{n} answered {noun} have neither and are left out")
+    PARTLY_RECORDED = NC_(
+        "check.latency.partly_recorded",
+        "{field} recorded for {n} of {ok} answered {noun} in scope; the others are left out",
+    )
+    # an unstated tokens-per-second basis
+    BASIS_ALTERNATIVE = NC_(
+        "check.latency.basis_alternative",
+        "tokens-per-second basis unstated: measured over the whole request; after the first "
+        "token (generation only) it is {value} tokens/s over {n} calls",
+    )
+    BASIS_ALTERNATIVE_DECIDES = NC_(
+        "check.latency.basis_alternative_decides",
+        "tokens-per-second basis unstated: measured over the whole request; after the first "
+        "token (generation only) it is {value} tokens/s over {n} calls; the verdict depends on "
+        "the unstated basis",
+    )
+    BASIS_ALTERNATIVE_SLICES = NC_(
+        "check.latency.basis_alternative_slices",
+        "tokens-per-second basis unstated: measured over the whole request; after the first "
+        "token (generation only) {share} % of {n} slices pass",
+    )
+    BASIS_ALTERNATIVE_SLICES_DECIDES = NC_(
+        "check.latency.basis_alternative_slices_decides",
+        "tokens-per-second basis unstated: measured over the whole request; after the first "
+        "token (generation only) {share} % of {n} slices pass; the verdict depends on the "
+        "unstated basis",
+    )
+    BASIS_NO_COMPARISON = NC_(
+        "check.latency.basis_no_comparison",
+        "tokens-per-second basis unstated: measured over the whole request (the slower "
+        "reading); after the first token (generation only) the figure is higher (no time to "
+        "first token recorded to compare)",
+    )
+    # too little, or nothing, to measure
+    BELOW_MIN = NC_("check.latency.below_min", "{n} {noun} < minimum {min}")
+    SLICES_BELOW_MIN = NC_("check.latency.slices_below_min", "{n} slices with data < minimum {min}")
+    EMPTY_SLICES = NC_(
+        "check.latency.empty_slices",
+        "{empty} of {spanned} {minutes}-minute slices have no ok {noun} and are left out as empty",
+    )
+    SPARSE_SLICES = NC_(
+        "check.latency.sparse_slices",
+        "{empty} of {spanned} {minutes}-minute slices have fewer than {min} ok {noun} and are "
+        "left out as empty",
+    )
+    NO_SLICE = NC_("check.latency.no_slice", "no slice with at least {min} answered {noun}")
+    UNKNOWN_STATUS = NC_(
+        "check.latency.unknown_status",
+        "{n} {noun} without a recorded status are measured as answered (no status is how "
+        "OpenTelemetry records success)",
+    )
+    NO_UNITS = NC_("check.latency.no_units", "no {noun} in scope in this window")
+    NO_ANSWERED = NC_(
+        "check.latency.no_answered",
+        "no answered {noun} in scope in this window ({excluded} excluded, {failed} failed)",
+    )
+    NOT_RECORDED = NC_(
+        "check.latency.not_recorded",
+        "{field} not recorded for any of the {ok} answered {noun} in scope, and no later point",
+    )
+    NOT_RECORDED_TASKS = NC_(
+        "check.latency.not_recorded_tasks",
+        "{field} not recorded for any of the {ok} answered tasks in scope, and no later point "
+        "(no root task span, and no task whose spans are all there)",
+    )
+
+
 class Bound(StrEnum):
     """How a stand-in figure relates to the contracted one, call by call."""
 
@@ -92,7 +232,7 @@ class Point:
     column: str
     field: str  # the trace field(s) the figure comes from, for notes
     bound: Bound | None = None
-    note: str = ""
+    note: Message | None = None
 
     @property
     def mixed(self) -> bool:
@@ -110,6 +250,10 @@ class Units:
     fallback: Point | None
     #: for an unstated tokens/s basis: what the figure after the first token would be (``_a``)
     alternative: str | None = None
+
+    @property
+    def noun_message(self) -> Message:
+        return LatencySays.TASKS() if self.noun == "tasks" else LatencySays.CALLS()
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,14 +353,13 @@ def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
         (scoped.state == "ok", "ok"), (scoped.state == "unknown", "unknown"), else_="failed"
     )
     full = Point("full_response", "_p", "duration_ms")
-    later_note = "measured at a later point: the client figure bounds the {} figure from above"
     p, f, a = scoped.duration_ms, _NULL_FLOAT, _NULL_FLOAT
     primary, fallback, alternative = full, None, None
     if point is MeasurementPoint.SERVER_PROCESSING:
         p, f = scoped.server_ms, scoped.duration_ms
         primary = Point(point.value, "_p", "server_ms")
         fallback = Point(
-            "full_response", "_f", "duration_ms", Bound.UPPER, later_note.format("server")
+            "full_response", "_f", "duration_ms", Bound.UPPER, LatencySays.LATER_SERVER()
         )
     elif point is MeasurementPoint.TIME_TO_FIRST_TOKEN:
         p, f = scoped.ttft_ms, scoped.duration_ms
@@ -226,7 +369,7 @@ def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
             "_f",
             "duration_ms",
             Bound.UPPER,
-            later_note.format("time-to-first-token"),
+            LatencySays.LATER_TTFT(),
         )
     elif point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
         basis = term.tokens_per_second_basis
@@ -238,8 +381,7 @@ def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
                 "_f",
                 "output_tokens, duration_ms",
                 Bound.LOWER,
-                "time to first token missing: the speed over the whole request bounds the "
-                "generation speed (after the first token) from below",
+                LatencySays.WHOLE_FOR_GENERATION(),
             )
         else:
             p = scoped.tps_whole
@@ -296,9 +438,9 @@ def _task_units(ctx: CheckContext, scoped: ir.Table) -> Units:
     fallback = Point(
         MeasurementPoint.TASK_END_TO_END.value,
         "_f",
-        "task_ms of exported subtrees",
+        "task_ms",
         Bound.LOWER,
-        "tasks whose root is not in the export count with their subtree's time, a lower bound",
+        LatencySays.SUBTREE(),
     )
     return Units(table, "tasks", primary, fallback)
 
@@ -363,7 +505,7 @@ def _counts(
     return out
 
 
-def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[str, ...]]:
+def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, ...]]:
     """The point a window is measured at, and why. None: nothing to measure it with.
 
     The contracted figure when every answered unit has it; the stand-in (a later point) when
@@ -375,24 +517,30 @@ def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[str, ...]
     primary, fallback = units.primary, units.fallback
     if c.n_p == c.ok:
         return primary, ()
-    coverage = f"{primary.field} recorded for {c.n_p} of {c.ok} answered {units.noun} in scope"
+    noun = units.noun_message
     if fallback is not None and c.n_f > 0:
         left_out = c.ok - c.n_m
-        tail = (
-            (f"{left_out} answered {units.noun} have neither and are left out",) if left_out else ()
-        )
+        tail = (LatencySays.NEITHER(n=left_out, noun=noun),) if left_out else ()
         if c.n_p == 0:
-            return fallback, (fallback.note, *tail)
-        mixed = Point(
-            primary.name,
-            "_m",
-            f"{primary.field}, else {fallback.field}",
-            fallback.bound,
-            f"{coverage}: the others count with {fallback.field} ({fallback.name}), a bound",
+            return fallback, (*((fallback.note,) if fallback.note is not None else ()), *tail)
+        note = (
+            LatencySays.MIXED_SUBTREE(field=primary.field, n=c.n_p, ok=c.ok)
+            if units.noun == "tasks"
+            else LatencySays.MIXED(
+                field=primary.field,
+                n=c.n_p,
+                ok=c.ok,
+                noun=noun,
+                fallback=fallback.field,
+                point=fallback.name,
+            )
         )
-        return mixed, (mixed.note, *tail)
+        mixed = Point(primary.name, "_m", primary.field, fallback.bound, note)
+        return mixed, (note, *tail)
     if c.n_p > 0:
-        return primary, (f"{coverage}; the others are left out",)
+        return primary, (
+            LatencySays.PARTLY_RECORDED(field=primary.field, n=c.n_p, ok=c.ok, noun=noun),
+        )
     return None, ()
 
 
@@ -456,7 +604,7 @@ def _occurrence(
     t: ir.Table,
     windows: list[CalendarWindow],
     counts: dict[str, Counts],
-    chosen: dict[str, tuple[Point | None, tuple[str, ...]]],
+    chosen: dict[str, tuple[Point | None, tuple[Message, ...]]],
 ) -> list[TermResult]:
     inclusive = _inclusive(ctx)
     losses = ctx.losses(windows)
@@ -485,13 +633,13 @@ def _occurrence(
         rank = ranks[w.label]
         observed = rank.value(stats[w.label])
         n, good = c.n(point.column), c.good(point.column)
-        notes = list(point_notes)
+        notes: list[Message] = list(point_notes)
         if w.label in alt_ranks:
             alt = alt_ranks[w.label].value(alt_stats[w.label])
             met_here = _meets(obj.direction, observed, obj.threshold, inclusive)
             notes.append(_alt_note(obj, alt, c.n_a, met_here, inclusive))
         elif units.alternative is not None:
-            notes.append(_basis_unstated() + " (no time to first token recorded to compare)")
+            notes.append(LatencySays.BASIS_NO_COMPARISON())
         passes = _meets(obj.direction, observed, obj.threshold, inclusive)
         if point.mixed and obj.method is PercentileMethod.NEAREST_RANK:
             verdict = _mixed(point, obj.direction, n, good, c, rank.details["k"])
@@ -499,7 +647,7 @@ def _occurrence(
             verdict = decide(passes, point.bound, obj.direction)
         if term.min_samples is not None and n < term.min_samples:
             verdict = Verdict.NO_DATA
-            notes.append(f"{n} {units.noun} < minimum {term.min_samples}")
+            notes.append(LatencySays.BELOW_MIN(n=n, noun=units.noun_message, min=term.min_samples))
         examples: tuple[str, ...] = ()
         if verdict is not Verdict.MET and good < n:
             offending = (
@@ -620,7 +768,7 @@ def _time_slices(
     t: ir.Table,
     windows: list[CalendarWindow],
     counts: dict[str, Counts],
-    chosen: dict[str, tuple[Point | None, tuple[str, ...]]],
+    chosen: dict[str, tuple[Point | None, tuple[Message, ...]]],
 ) -> list[TermResult]:
     losses = ctx.losses(windows)
     inclusive = _inclusive(ctx)
@@ -653,15 +801,23 @@ def _time_slices(
             "point_used": point.name,
             **base.common_details(),
         }
-        notes = list(point_notes)
+        notes: list[Message] = list(point_notes)
+        noun = units.noun_message
         if empty:
-            few = "no" if obj.min_calls_per_slice == 1 else f"fewer than {obj.min_calls_per_slice}"
+            minutes = obj.slice_minutes
             notes.append(
-                f"{empty} of {spanned} {obj.slice_minutes}-minute slices have {few} ok "
-                f"{units.noun} and are left out as empty"
+                LatencySays.EMPTY_SLICES(empty=empty, spanned=spanned, minutes=minutes, noun=noun)
+                if obj.min_calls_per_slice == 1
+                else LatencySays.SPARSE_SLICES(
+                    empty=empty,
+                    spanned=spanned,
+                    minutes=minutes,
+                    min=obj.min_calls_per_slice,
+                    noun=noun,
+                )
             )
         if total == 0:
-            notes.append(f"no slice with at least {obj.min_calls_per_slice} answered {units.noun}")
+            notes.append(LatencySays.NO_SLICE(min=obj.min_calls_per_slice, noun=noun))
             results.append(
                 base.result(Verdict.NO_DATA, None, unit, 0, 0, (), notes, point, details)
             )
@@ -675,7 +831,7 @@ def _time_slices(
                     _alt_slice_note(obj, a_obs, a_total, observed >= obj.slices_passing_percent)
                 )
             else:
-                notes.append(_basis_unstated() + " (no time to first token recorded to compare)")
+                notes.append(LatencySays.BASIS_NO_COMPARISON())
         # a stand-in that proves slices pass gives a share below the true one, and vice versa
         share_bound = None
         if point.bound is not None:
@@ -686,7 +842,7 @@ def _time_slices(
         verdict = decide(observed >= obj.slices_passing_percent, share_bound, Direction.AT_LEAST)
         if term.min_samples is not None and total < term.min_samples:
             verdict = Verdict.NO_DATA
-            notes.append(f"{total} slices with data < minimum {term.min_samples}")
+            notes.append(LatencySays.SLICES_BELOW_MIN(n=total, min=term.min_samples))
         examples: tuple[str, ...] = ()
         if verdict is not Verdict.MET and good < total:
             failing = per.filter((per._w == w.label) & per._data & ~per._pass)
@@ -713,7 +869,7 @@ class _Base:
     units: Units
     window: CalendarWindow
     counts: Counts
-    criterion: str
+    criterion: Message
     #: calls the window could not count (set aside, or no scope field), per window label
     losses: Mapping[str, Losses]
 
@@ -740,7 +896,7 @@ class _Base:
         good: int,
         total: int,
         examples: tuple[str, ...],
-        notes: Iterable[str],
+        notes: Iterable[Message],
         point: Point | None,
         details: dict[str, Any],
     ) -> TermResult:
@@ -751,7 +907,7 @@ class _Base:
             verdict=verdict,
             observed=observed,
             unit=unit,
-            criterion=self.criterion,
+            criterion_message=self.criterion,
             good=good,
             total=total,
             examples=examples,
@@ -787,45 +943,35 @@ class _Base:
             return 0, c.n_f
         return c.n_p, 0
 
-    def _loss_notes(self) -> tuple[str, ...]:
+    def _loss_notes(self) -> tuple[Message, ...]:
         lost = self.losses.get(self.window.label, Losses({}, {}))
         undated = self.losses.get("", Losses({}, {}))
         return lost.notes(sum(undated.set_aside.values()))
 
-    def _status_notes(self) -> tuple[str, ...]:
-        c, noun = self.counts, self.units.noun
+    def _status_notes(self) -> tuple[Message, ...]:
+        c = self.counts
         if c.unknown:
-            return (
-                f"{c.unknown} {noun} without a recorded status are measured as answered (no "
-                "status is how OpenTelemetry records success)",
-            )
+            return (LatencySays.UNKNOWN_STATUS(n=c.unknown, noun=self.units.noun_message),)
         return ()
 
     def unmeasured(self, unit: str) -> TermResult:
         """No point to measure at: no data in the window, or the trace lacks the field."""
-        c, noun = self.counts, self.units.noun
+        c, noun = self.counts, self.units.noun_message
         details = self.common_details()
         if c.ok == 0:
             if c.units == 0 and not c.excluded:
-                why = f"no {noun} in scope in this window"
+                why = LatencySays.NO_UNITS(noun=noun)
             else:
-                why = (
-                    f"no answered {noun} in scope in this window "
-                    f"({sum(c.excluded.values())} excluded, {c.failed} failed)"
+                why = LatencySays.NO_ANSWERED(
+                    noun=noun, excluded=sum(c.excluded.values()), failed=c.failed
                 )
             return self.result(Verdict.NO_DATA, None, unit, 0, 0, (), (why,), None, details)
         missing = self.units.primary.field
-        why = (
-            f"{missing} not recorded for any of the {c.ok} answered {noun} in scope, "
-            "and no later point"
-        )
         if self.term.measurement_point is MeasurementPoint.TASK_END_TO_END:
-            why += " (no root task span, and no task whose spans are all there)"
+            why = LatencySays.NOT_RECORDED_TASKS(field=missing, ok=c.ok)
+        else:
+            why = LatencySays.NOT_RECORDED(field=missing, ok=c.ok, noun=noun)
         return self.result(Verdict.NOT_MEASURABLE, None, unit, 0, 0, (), (why,), None, details)
-
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:.10g}"
 
 
 def _unit(term: LatencyTerm) -> str:
@@ -834,82 +980,112 @@ def _unit(term: LatencyTerm) -> str:
     )
 
 
-def _basis(term: LatencyTerm) -> str:
+def _unit_message(term: LatencyTerm) -> Message:
+    if term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+        return LatencySays.TOKENS_PER_SECOND()
+    return LatencySays.MS()
+
+
+def _basis(term: LatencyTerm) -> Message | None:
     if term.measurement_point is not MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
-        return ""
+        return None
     basis = term.tokens_per_second_basis
     if basis is TokensPerSecondBasis.AFTER_FIRST_TOKEN:
-        return " (after first token)"
+        return LatencySays.AFTER_FIRST_TOKEN()
     if basis is TokensPerSecondBasis.WHOLE_REQUEST:
-        return " (whole request)"
-    return " (whole request; basis unstated)"
+        return LatencySays.WHOLE_REQUEST()
+    return LatencySays.BASIS_UNSTATED()
 
 
-def _scope_words(term: LatencyTerm, units: Units) -> str:
-    words = (
-        "answered tasks with ≥ 1 in-scope call"
-        if units.noun == "tasks"
-        else "answered calls in scope"
+def _scope(term: LatencyTerm, units: Units) -> Message:
+    tasks = units.noun == "tasks"
+    if term.min_samples is None:
+        return LatencySays.SCOPE_TASKS() if tasks else LatencySays.SCOPE_CALLS()
+    says = LatencySays.SCOPE_TASKS_MIN if tasks else LatencySays.SCOPE_CALLS_MIN
+    return says(min=term.min_samples)
+
+
+def _occurrence_criterion(term: LatencyTerm, obj: OccurrenceObjective, units: Units) -> Message:
+    basis = _basis(term)
+    point = (
+        LatencySays.POINT(point=str(term.measurement_point))
+        if basis is None
+        else LatencySays.POINT_BASIS(point=str(term.measurement_point), basis=basis)
     )
-    if term.min_samples is not None:
-        words += f", ≥ {term.min_samples} {units.noun}"
-    return words
-
-
-def _occurrence_criterion(term: LatencyTerm, obj: OccurrenceObjective, units: Units) -> str:
-    unit = _unit(term)
-    method = obj.method.value.replace("_", " ")
-    at = f"at {term.measurement_point.value}{_basis(term)}"
+    method = (
+        LatencySays.NEAREST_RANK()
+        if obj.method is PercentileMethod.NEAREST_RANK
+        else LatencySays.LINEAR()
+    )
+    common: dict[str, Param] = {
+        "threshold": obj.threshold,
+        "unit": _unit_message(term),
+        "method": method,
+        "point": point,
+        "scope": _scope(term, units),
+    }
     if obj.direction is Direction.AT_MOST:
-        head = f"p{_num(obj.percentile)} ≤ {_num(obj.threshold)} {unit} ({method})"
-    else:
-        head = (
-            f"p{_num(100 - obj.percentile)} ≥ {_num(obj.threshold)} {unit} ({method}, from the "
-            f"top: {_num(obj.percentile)} % of {units.noun} at or above)"
-        )
-    return f"{head} {at}, {_scope_words(term, units)}"
-
-
-def _slice_criterion(term: LatencyTerm, obj: TimeSliceObjective, units: Units) -> str:
-    op = "≥" if obj.direction is Direction.AT_LEAST else "≤"
-    share = _num(obj.slices_passing_percent)
-    return (
-        f"{obj.statistic} {_unit(term)} {op} {_num(obj.threshold)} in ≥ {share} % "
-        f"of {obj.slice_minutes}-minute slices{_basis(term)}, {_scope_words(term, units)}, "
-        f"≥ {obj.min_calls_per_slice} per slice"
+        return LatencySays.AT_MOST(percentile=obj.percentile, **common)
+    return LatencySays.AT_LEAST(
+        percentile=100 - obj.percentile,
+        share=obj.percentile,
+        noun=units.noun_message,
+        **common,
     )
 
 
-def _basis_unstated() -> str:
-    return (
-        "tokens-per-second basis unstated: measured over the whole request (the slower reading); "
-        "after the first token (generation only) the figure is higher"
+def _slice_criterion(term: LatencyTerm, obj: TimeSliceObjective, units: Units) -> Message:
+    basis = _basis(term)
+    slices = (
+        LatencySays.SLICES(minutes=obj.slice_minutes)
+        if basis is None
+        else LatencySays.SLICES_BASIS(minutes=obj.slice_minutes, basis=basis)
+    )
+    statistic: Param = {"mean": LatencySays.MEAN(), "min": LatencySays.MIN()}.get(
+        obj.statistic, obj.statistic
+    )
+    says = (
+        LatencySays.SLICES_AT_LEAST
+        if obj.direction is Direction.AT_LEAST
+        else LatencySays.SLICES_AT_MOST
+    )
+    return says(
+        statistic=statistic,
+        unit=_unit_message(term),
+        threshold=obj.threshold,
+        share=obj.slices_passing_percent,
+        slices=slices,
+        scope=_scope(term, units),
+        min=obj.min_calls_per_slice,
     )
 
 
 def _alt_note(
     obj: OccurrenceObjective, alt: float, n: int, verdict_passes: bool, inclusive: bool
-) -> str:
+) -> Message:
     alt_passes = _meets(obj.direction, alt, obj.threshold, inclusive)
-    tail = "" if alt_passes == verdict_passes else "; the verdict depends on the unstated basis"
-    return (
-        f"tokens-per-second basis unstated: measured over the whole request; after the first "
-        f"token (generation only) it is {alt:.6g} tokens/s over {n} calls{tail}"
+    says = (
+        LatencySays.BASIS_ALTERNATIVE
+        if alt_passes == verdict_passes
+        else LatencySays.BASIS_ALTERNATIVE_DECIDES
     )
+    return says(value=alt, n=n)
 
 
-def _alt_slice_note(obj: TimeSliceObjective, share: float, n: int, verdict_passes: bool) -> str:
+def _alt_slice_note(obj: TimeSliceObjective, share: float, n: int, verdict_passes: bool) -> Message:
     alt_passes = share >= obj.slices_passing_percent
-    tail = "" if alt_passes == verdict_passes else "; the verdict depends on the unstated basis"
-    return (
-        f"tokens-per-second basis unstated: measured over the whole request; after the first "
-        f"token (generation only) {share:.6g} % of {n} slices pass{tail}"
+    says = (
+        LatencySays.BASIS_ALTERNATIVE_SLICES
+        if alt_passes == verdict_passes
+        else LatencySays.BASIS_ALTERNATIVE_SLICES_DECIDES
     )
+    return says(share=share, n=n)
 
 
 __all__ = [
     "Bound",
     "Counts",
+    "LatencySays",
     "Point",
     "Rank",
     "Units",

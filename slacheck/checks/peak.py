@@ -29,9 +29,10 @@ from slacheck.contract.model import (
     Peak,
     Window,
 )
+from slacheck.messages import NC_, Message, MessageCode
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import model_base, succeeded
-from slacheck.metering.peak import at_peak_expr, definition_text, minute_expr
+from slacheck.metering.peak import at_peak_expr, definition_message, minute_expr
 from slacheck.metering.windowed import (
     as_count,
     by_window,
@@ -47,71 +48,127 @@ from slacheck.windows import CalendarWindow
 # The check
 
 
+class PeakSays(MessageCode):
+    """What the peak check says: its criterion and notes."""
+
+    CRITERION = NC_("check.peak.criterion", "{policy}; {peak} (UTC minutes, in-scope calls)")
+    POLICY_NONE = NC_("check.peak.policy.none", "no degradation policy written")
+    POLICY_QUEUE = NC_(
+        "check.peak.policy.queue",
+        "every peak call queued ≤ {wait} ms, no other model, no cached answer",
+    )
+    POLICY_SMALLER_MODEL = NC_(
+        "check.peak.policy.smaller_model",
+        "every peak call answered by the requested model or {fallback}",
+    )
+    POLICY_CACHE = NC_(
+        "check.peak.policy.cache",
+        "peak calls answered from the cache or by the requested model, never another model",
+    )
+    NAME_QUEUE = NC_("check.peak.name.queue", "queue")
+    NAME_SMALLER_MODEL = NC_("check.peak.name.smaller_model", "smaller-model")
+    NAME_CACHE = NC_("check.peak.name.cache", "cache")
+    OBSERVED = NC_(
+        "check.peak.observed",
+        "{other} calls answered by a model other than the one requested; {cached} answered "
+        "from a response cache; {queue}",
+    )
+    QUEUE_WAIT = NC_(
+        "check.peak.queue_wait", "queue wait p95 {p95} ms, max {max} ms over {n} calls"
+    )
+    NO_QUEUE_WAIT = NC_("check.peak.no_queue_wait", "no queue wait recorded")
+    OFF_PEAK_OTHER_MODEL = NC_(
+        "check.peak.off_peak_other_model",
+        "degradation outside peak: {n} off-peak calls were answered by a model other than the "
+        "one requested",
+    )
+    NO_CALLS = NC_("check.peak.no_calls", "no in-scope model calls in the window")
+    NO_PEAK_MINUTES = NC_("check.peak.no_peak_minutes", "no peak minutes in the window ({peak})")
+    UNWRITTEN = NC_("check.peak.unwritten", "the policy is unwritten; observed at peak: {observed}")
+    STALENESS = NC_(
+        "check.peak.staleness",
+        "cache staleness (max_staleness_seconds) cannot be observed in traces",
+    )
+    CACHED_AT_PEAK = NC_(
+        "check.peak.cached_at_peak", "{n} peak calls were answered from a response cache"
+    )
+    QUEUE_AT_PEAK = NC_(
+        "check.peak.queue_at_peak", "queue wait at peak: p95 {p95} ms, max {max} ms"
+    )
+    NO_SIGNAL = NC_(
+        "check.peak.no_signal",
+        "no peak call records {signal}, so the {policy} policy cannot be checked",
+    )
+    OBSERVED_AT_PEAK = NC_("check.peak.observed_at_peak", "observed at peak: {observed}")
+
+
 @dataclass(frozen=True, slots=True)
 class _Policy:
     name: str  # smaller_model | cache | queue | none
-    criterion: str
+    criterion: Message
     #: the peak call shows whether the policy was kept
     observable: ir.BooleanValue
     #: …and it was kept
     complies: ir.BooleanValue
     worst_first: str | None
     #: the columns a peak call must record for the policy to be checked
-    signal: str
+    signal: tuple[str, ...]
+    #: the policy's name in words (None: no policy)
+    title: Message | None = None
 
 
 def _policy(peak: Peak, c: ir.Table) -> _Policy:
     other, cached = c.other_model, c.cached
     model_known = c.served_model.notnull() & c.requested.notnull()
     deg = peak.degradation
-    models = "response_model and request_model"
+    models = ("response_model", "request_model")
     if deg is None:
         return _Policy(
-            "none", "no degradation policy written", ibis.literal(True), ~other & ~cached, None, ""
+            "none", PeakSays.POLICY_NONE(), ibis.literal(True), ~other & ~cached, None, ()
         )
     if deg.queue is not None:
         wait = deg.queue.max_wait_ms
         return _Policy(
             "queue",
-            f"every peak call queued ≤ {wait:g} ms, no other model, no cached answer",
+            PeakSays.POLICY_QUEUE(wait=wait),
             c.queue_ms.notnull() | other | cached,
             (c.queue_ms <= wait).fill_null(True) & ~other & ~cached,
             "queue_ms",
-            "queue_ms",
+            ("queue_ms",),
+            PeakSays.NAME_QUEUE(),
         )
     if deg.smaller_model is not None:
         fallback = model_base(deg.smaller_model.fallback_model)
         return _Policy(
             "smaller_model",
-            f"every peak call answered by the requested model or {fallback}",
+            PeakSays.POLICY_SMALLER_MODEL(fallback=fallback),
             model_known,
             (c.served_model == c.requested) | (c.served_model == fallback),
             None,
             models,
+            PeakSays.NAME_SMALLER_MODEL(),
         )
     return _Policy(
         "cache",
-        "peak calls answered from the cache or by the requested model, never another model",
+        PeakSays.POLICY_CACHE(),
         model_known,
         ~other,
         None,
         models,
+        PeakSays.NAME_CACHE(),
     )
 
 
-def _observed_text(r: dict[str, Any], q_p95: float | None) -> str:
-    parts = [
-        f"{as_count(r.get('peak_other'))} calls answered by a model other than the one requested",
-        f"{as_count(r.get('peak_cached'))} answered from a response cache",
-    ]
+def _observed(r: dict[str, Any], q_p95: float | None) -> Message:
     q_known = as_count(r.get("q_known"))
-    if q_known:
-        parts.append(
-            f"queue wait p95 {q_p95:g} ms, max {float(r['q_max']):g} ms over {q_known} calls"
-        )
-    else:
-        parts.append("no queue wait recorded")
-    return "; ".join(parts)
+    queue = (
+        PeakSays.QUEUE_WAIT(p95=q_p95, max=float(r["q_max"]), n=q_known)
+        if q_known
+        else PeakSays.NO_QUEUE_WAIT()
+    )
+    return PeakSays.OBSERVED(
+        other=as_count(r.get("peak_other")), cached=as_count(r.get("peak_cached")), queue=queue
+    )
 
 
 def _window_result(
@@ -142,15 +199,14 @@ def _window_result(
         "queue_p95_ms_at_peak": pct["queue_p95_ms_at_peak"],
         "queue_max_ms_at_peak": q_max,
     }
-    notes: list[str] = []
+    notes: list[Message] = []
     off_other = details["other_model_off_peak"]
     if off_other:
-        notes.append(
-            f"degradation outside peak: {off_other} off-peak calls were answered by a model "
-            "other than the one requested"
-        )
+        notes.append(PeakSays.OFF_PEAK_OTHER_MODEL(n=off_other))
+    definition = definition_message(peak)
+    criterion = PeakSays.CRITERION(policy=pol.criterion, peak=definition)
 
-    def result(verdict: Verdict, observed: float | None, lead: str | None = None) -> TermResult:
+    def result(verdict: Verdict, observed: float | None, lead: Message | None = None) -> TermResult:
         empty = verdict in (Verdict.NO_DATA, Verdict.NOT_MEASURABLE)
         return TermResult(
             term_id="peak",
@@ -159,7 +215,7 @@ def _window_result(
             verdict=verdict,
             observed=observed,
             unit="calls",
-            criterion=f"{pol.criterion}; {definition_text(peak)} (UTC minutes, in-scope calls)",
+            criterion_message=criterion,
             good=0 if verdict is Verdict.NO_DATA else good,
             total=0 if verdict is Verdict.NO_DATA else total,
             examples=() if empty or verdict is Verdict.MET else examples,
@@ -169,28 +225,27 @@ def _window_result(
         )
 
     if calls == 0:
-        return result(Verdict.NO_DATA, None, "no in-scope model calls in the window")
+        return result(Verdict.NO_DATA, None, PeakSays.NO_CALLS())
     if minutes == 0:
-        return result(
-            Verdict.NO_DATA, None, f"no peak minutes in the window ({definition_text(peak)})"
-        )
-    observed = _observed_text(r, pct["queue_p95_ms_at_peak"])
+        return result(Verdict.NO_DATA, None, PeakSays.NO_PEAK_MINUTES(peak=definition))
+    observed = _observed(r, pct["queue_p95_ms_at_peak"])
     if pol.name == "none":
-        lead = f"the policy is unwritten; observed at peak: {observed}"
+        lead = PeakSays.UNWRITTEN(observed=observed)
         return result(Verdict.INDETERMINATE, float(total - good), lead)
     if pol.name == "cache":
-        notes.append("cache staleness (max_staleness_seconds) cannot be observed in traces")
+        notes.append(PeakSays.STALENESS())
     if pol.name == "smaller_model" and details["cached_at_peak"]:
-        notes.append(f"{details['cached_at_peak']} peak calls were answered from a response cache")
+        notes.append(PeakSays.CACHED_AT_PEAK(n=details["cached_at_peak"]))
     if pol.name != "queue" and q_known:
-        notes.append(
-            f"queue wait at peak: p95 {pct['queue_p95_ms_at_peak']:g} ms, max {q_max:g} ms"
-        )
+        notes.append(PeakSays.QUEUE_AT_PEAK(p95=pct["queue_p95_ms_at_peak"], max=q_max))
     if total == 0:
-        lead = f"no peak call records {pol.signal}, so the {pol.name} policy cannot be checked"
+        assert pol.title is not None
+        lead = PeakSays.NO_SIGNAL(signal=list(pol.signal), policy=pol.title)
         return result(Verdict.NOT_MEASURABLE, None, lead)
     if good < total:
-        return result(Verdict.BREACHED, float(total - good), f"observed at peak: {observed}")
+        return result(
+            Verdict.BREACHED, float(total - good), PeakSays.OBSERVED_AT_PEAK(observed=observed)
+        )
     return result(Verdict.MET, 0.0)
 
 
@@ -248,4 +303,4 @@ def peak(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = ["peak"]
+__all__ = ["PeakSays", "peak"]

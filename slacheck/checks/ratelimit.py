@@ -24,7 +24,8 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks.registry import check
-from slacheck.contract.model import RateLimit, RateLimitBasis, Window
+from slacheck.contract.model import Period, RateLimit, RateLimitBasis, Window
+from slacheck.messages import NC_, Message, MessageCode
 from slacheck.metering.context import CheckContext
 from slacheck.metering.ratelimit import bucket_amounts, period_us, under_limit_expr
 from slacheck.metering.windowed import (
@@ -38,17 +39,84 @@ from slacheck.metering.windowed import (
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
+
+class RateLimitSays(MessageCode):
+    """What the rate-limit check says: its criterion and notes."""
+
+    CRITERION = NC_(
+        "check.rate_limit.criterion",
+        "no call throttled while traffic was ≤ {rate} ({basis}, UTC-aligned {period} buckets)",
+    )
+    RATE = NC_("check.rate_limit.rate", "{amount} {unit}/{period}")
+    REQUESTS = NC_("check.rate_limit.unit.requests", "requests")
+    TASKS = NC_("check.rate_limit.unit.tasks", "tasks")
+    TOKENS = NC_("check.rate_limit.unit.tokens", "tokens")
+    SECOND = NC_("check.rate_limit.period.second", "second")
+    MINUTE = NC_("check.rate_limit.period.minute", "minute")
+    HOUR = NC_("check.rate_limit.period.hour", "hour")
+    DAY = NC_("check.rate_limit.period.day", "day")
+    REQUESTS_AS_TASKS = NC_(
+        "check.rate_limit.requests_as_tasks",
+        "{rate} is {equivalent} at the observed {mean} model calls per task",
+    )
+    AT_CONTRACT_STEPS = NC_(
+        "check.rate_limit.at_contract_steps",
+        "at the contract's {steps} steps per task it is {equivalent}",
+    )
+    TASKS_AS_REQUESTS = NC_(
+        "check.rate_limit.tasks_as_requests",
+        "{rate} is about {equivalent} at the observed {mean} model calls per task",
+    )
+    TOKENS_AS_TASKS = NC_(
+        "check.rate_limit.tokens_as_tasks",
+        "{rate} is {equivalent} at the observed {tokens} tokens per task",
+    )
+    BURST = NC_(
+        "check.rate_limit.burst",
+        "the burst allowance ({burst}) is not modelled: the limit alone is used",
+    )
+    NO_CALLS = NC_("check.rate_limit.no_calls", "no in-scope model calls in the window")
+    NO_TOKENS = NC_(
+        "check.rate_limit.no_tokens",
+        "no call records token counts, so a per-token limit cannot be metered",
+    )
+    UNDER_LIMIT = NC_(
+        "check.rate_limit.throttled_under_limit",
+        "{n} calls were throttled while traffic was within the limit",
+    )
+    UNDECIDED = NC_(
+        "check.rate_limit.undecided",
+        "{n} throttled calls fall in periods whose token count is incomplete, so whether "
+        "traffic was within the limit cannot be decided",
+    )
+
+
 _UNIT = {
-    RateLimitBasis.PER_REQUEST: "requests",
-    RateLimitBasis.PER_TASK: "tasks",
-    RateLimitBasis.PER_TOKEN: "tokens",
+    RateLimitBasis.PER_REQUEST: RateLimitSays.REQUESTS,
+    RateLimitBasis.PER_TASK: RateLimitSays.TASKS,
+    RateLimitBasis.PER_TOKEN: RateLimitSays.TOKENS,
+}
+_PERIOD = {
+    Period.SECOND: RateLimitSays.SECOND,
+    Period.MINUTE: RateLimitSays.MINUTE,
+    Period.HOUR: RateLimitSays.HOUR,
+    Period.DAY: RateLimitSays.DAY,
 }
 
 
-def _criterion(rl: RateLimit) -> str:
-    return (
-        f"no call throttled while traffic was ≤ {rl.limit:g} {_UNIT[rl.basis]}/{rl.period} "
-        f"({rl.basis}, UTC-aligned {rl.period} buckets)"
+def _rate(rl: RateLimit, amount: float, unit: RateLimitSays) -> Message:
+    """``amount`` per the contract's period, e.g. 600 requests/minute."""
+    return RateLimitSays.RATE(amount=amount, unit=unit(), period=_PERIOD[rl.period]())
+
+
+def _sig(x: float) -> float:
+    """Four significant digits: an equivalent is an estimate, not a measurement."""
+    return float(f"{x:.4g}")
+
+
+def _criterion(rl: RateLimit) -> Message:
+    return RateLimitSays.CRITERION(
+        rate=_rate(rl, rl.limit, _UNIT[rl.basis]), basis=str(rl.basis), period=_PERIOD[rl.period]()
     )
 
 
@@ -74,37 +142,41 @@ def _busiest(
 
 def _per_task_details(
     rl: RateLimit, r: dict[str, Any], p95: float | None
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[dict[str, Any], list[Message]]:
     """Requests (and tokens) per task, and the limit restated per task or per request."""
     tasks = as_count(r.get("tasks"))
     details: dict[str, Any] = {"tasks": tasks}
-    notes: list[str] = []
+    notes: list[Message] = []
     if tasks == 0:
         return details, notes
     mean = float(r["mean"])
     details["requests_per_task_mean"] = round(mean, 3)
     details["requests_per_task_p95"] = p95
-    unit = f"/{rl.period}"
+    limit = _rate(rl, rl.limit, _UNIT[rl.basis])
     if rl.basis is RateLimitBasis.PER_REQUEST:
         eq = rl.limit / mean
         details["tasks_per_period_equivalent"] = round(eq, 3)
         notes.append(
-            f"{rl.limit:g} requests{unit} is {eq:.4g} tasks{unit} at the observed "
-            f"{mean:.4g} model calls per task"
+            RateLimitSays.REQUESTS_AS_TASKS(
+                rate=limit, equivalent=_rate(rl, _sig(eq), RateLimitSays.TASKS), mean=_sig(mean)
+            )
         )
         if rl.steps_per_task is not None:
             at_steps = rl.limit / rl.steps_per_task
             details["tasks_per_period_at_contract_steps"] = round(at_steps, 3)
             notes.append(
-                f"at the contract's {rl.steps_per_task:g} steps per task it is "
-                f"{at_steps:.4g} tasks{unit}"
+                RateLimitSays.AT_CONTRACT_STEPS(
+                    steps=rl.steps_per_task,
+                    equivalent=_rate(rl, _sig(at_steps), RateLimitSays.TASKS),
+                )
             )
     elif rl.basis is RateLimitBasis.PER_TASK:
         eq = rl.limit * mean
         details["requests_per_period_equivalent"] = round(eq, 3)
         notes.append(
-            f"{rl.limit:g} tasks{unit} is about {eq:.4g} requests{unit} at the observed "
-            f"{mean:.4g} model calls per task"
+            RateLimitSays.TASKS_AS_REQUESTS(
+                rate=limit, equivalent=_rate(rl, _sig(eq), RateLimitSays.REQUESTS), mean=_sig(mean)
+            )
         )
     else:
         tok = float(r["tok"])
@@ -113,8 +185,11 @@ def _per_task_details(
             eq = rl.limit / tok
             details["tasks_per_period_equivalent"] = round(eq, 3)
             notes.append(
-                f"{rl.limit:g} tokens{unit} is {eq:.4g} tasks{unit} at the observed "
-                f"{tok:.4g} tokens per task"
+                RateLimitSays.TOKENS_AS_TASKS(
+                    rate=limit,
+                    equivalent=_rate(rl, _sig(eq), RateLimitSays.TASKS),
+                    tokens=_sig(tok),
+                )
             )
     return details, notes
 
@@ -125,7 +200,7 @@ def _window_result(
     w: CalendarWindow,
     r: dict[str, Any],
     busiest: tuple[float, str] | None,
-    per_task: tuple[dict[str, Any], list[str]],
+    per_task: tuple[dict[str, Any], list[Message]],
     examples: dict[str, tuple[str, ...]],
 ) -> TermResult:
     calls, throttled = as_count(r.get("calls")), as_count(r.get("throttled"))
@@ -143,10 +218,10 @@ def _window_result(
     }
     notes = list(per_task[1])
     if rl.burst is not None:
-        notes.append(f"the burst allowance ({rl.burst:g}) is not modelled: the limit alone is used")
+        notes.append(RateLimitSays.BURST(burst=rl.burst))
 
     def result(
-        verdict: Verdict, observed: float | None, lead: str, ex: tuple[str, ...] = ()
+        verdict: Verdict, observed: float | None, lead: Message | None, ex: tuple[str, ...] = ()
     ) -> TermResult:
         return TermResult(
             term_id="rate_limit",
@@ -155,30 +230,26 @@ def _window_result(
             verdict=verdict,
             observed=observed,
             unit="calls",
-            criterion=_criterion(rl),
+            criterion_message=_criterion(rl),
             good=calls - under,
             total=calls,
             examples=ex,
-            notes=tuple([lead, *notes] if lead else notes),
+            notes=tuple(notes if lead is None else [lead, *notes]),
             partial_window=ctx.partial(w),
             details=details,
         )
 
     if calls == 0:
-        return result(Verdict.NO_DATA, None, "no in-scope model calls in the window")
+        return result(Verdict.NO_DATA, None, RateLimitSays.NO_CALLS())
     if rl.basis is RateLimitBasis.PER_TOKEN and as_count(r.get("tokens_known")) == 0:
-        lead = "no call records token counts, so a per-token limit cannot be metered"
-        return result(Verdict.NOT_MEASURABLE, None, lead)
+        return result(Verdict.NOT_MEASURABLE, None, RateLimitSays.NO_TOKENS())
     if under:
-        lead = f"{under} calls were throttled while traffic was within the limit"
+        lead = RateLimitSays.UNDER_LIMIT(n=under)
         return result(Verdict.BREACHED, float(under), lead, examples.get("under", ()))
     if undecided:
-        lead = (
-            f"{undecided} throttled calls fall in periods whose token count is incomplete, so "
-            "whether traffic was within the limit cannot be decided"
-        )
+        lead = RateLimitSays.UNDECIDED(n=undecided)
         return result(Verdict.INDETERMINATE, 0.0, lead, examples.get("undecided", ()))
-    return result(Verdict.MET, 0.0, "")
+    return result(Verdict.MET, 0.0, None)
 
 
 @check("rate_limit")
@@ -222,4 +293,4 @@ def rate_limit(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = ["rate_limit"]
+__all__ = ["RateLimitSays", "rate_limit"]

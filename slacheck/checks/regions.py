@@ -30,6 +30,7 @@ from slacheck.contract.model import (
     Window,
     region_allowed_by_residency,
 )
+from slacheck.messages import NC_, Message, MessageCode, Param
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import region_key
 from slacheck.metering.peak import at_peak_expr
@@ -43,6 +44,73 @@ from slacheck.metering.windowed import (
 )
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow
+
+
+class RegionSays(MessageCode):
+    """What the regions, routing and residency results say: criteria and notes."""
+
+    CRITERION_REGIONS = NC_(
+        "check.regions.criterion", "every call served in a listed region ({regions})"
+    )
+    ROUTING_NEVER = NC_(
+        "check.routing.criterion.never",
+        "no call served in a failover region (cross_region: never)",
+    )
+    ROUTING_PEAK_ONLY = NC_(
+        "check.routing.criterion.peak_only",
+        "failover regions serve only in peak minutes (cross_region: peak_only)",
+    )
+    ROUTING_ALWAYS = NC_(
+        "check.routing.criterion.always",
+        "failover regions may serve at any time (cross_region: always)",
+    )
+    CRITERION_RESIDENCY = NC_(
+        "check.residency.criterion",
+        "every call served in a region within the residency limits: {where}",
+    )
+    WHERE = NC_("check.residency.where", "{countries}")
+    WHERE_PROVINCES = NC_("check.residency.where_provinces", "{countries} ({provinces})")
+    ANY_COUNTRY = NC_("check.residency.any_country", "any country")
+    NO_CALLS = NC_("check.regions.no_calls", "no in-scope model calls in the window")
+    NO_REGION_RECORDED = NC_(
+        "check.regions.no_region_recorded",
+        "none of the {calls} calls records its serving region (cloud.region or a "
+        "locations/<region>/ model path)",
+    )
+    UNRECORDED = NC_(
+        "check.regions.unrecorded",
+        "{n} calls record no serving region and were not checked",
+    )
+    NO_ROUTING_SECTION = NC_(
+        "check.routing.no_section",
+        "the contract has no routing section: treated as never (no cross-region rights)",
+    )
+    WHO_DECIDED = NC_(
+        "check.routing.who_decided", "who decided to route cannot be observed in traces"
+    )
+    WHO_DECIDES = NC_(
+        "check.routing.who_decides",
+        "who decides to route (decided_by: {decided_by}) cannot be observed in traces",
+    )
+    NOTICE = NC_(
+        "check.routing.notice",
+        "whether notice was given before routing cannot be observed in traces",
+    )
+    DATA_MOVED = NC_(
+        "check.routing.data_moved",
+        "data_may_move is false, yet {n} calls were served in failover regions: their request "
+        "data left the primary regions",
+    )
+    NO_PEAK = NC_(
+        "check.routing.no_peak",
+        "{n} calls were served in failover regions, but the contract defines no peak, so "
+        "peak_only routing cannot be judged",
+    )
+    UNKNOWN_JURISDICTION = NC_(
+        "check.residency.unknown_jurisdiction",
+        "{n} calls were served in regions whose jurisdiction the contract does not state, so "
+        "residency cannot be decided for them",
+    )
 
 
 def _names(regions: list[Region]) -> list[str]:
@@ -112,11 +180,11 @@ def _make(
     verdict: Verdict,
     observed: float | None,
     unit: str,
-    criterion: str,
+    criterion: Message,
     good: int,
     total: int,
     examples: tuple[str, ...],
-    notes: list[str],
+    notes: list[Message],
     details: dict[str, Any],
 ) -> TermResult:
     return TermResult(
@@ -126,7 +194,7 @@ def _make(
         verdict=verdict,
         observed=observed,
         unit=unit,
-        criterion=criterion,
+        criterion_message=criterion,
         good=good,
         total=total,
         examples=examples,
@@ -136,22 +204,17 @@ def _make(
     )
 
 
-def _empty(calls: int, known: int) -> tuple[Verdict, str] | None:
+def _empty(calls: int, known: int) -> tuple[Verdict, Message] | None:
     if calls == 0:
-        return Verdict.NO_DATA, "no in-scope model calls in the window"
+        return Verdict.NO_DATA, RegionSays.NO_CALLS()
     if known == 0:
-        return (
-            Verdict.NOT_MEASURABLE,
-            f"none of the {calls} calls records its serving region (cloud.region or a "
-            "locations/<region>/ model path)",
-        )
+        return Verdict.NOT_MEASURABLE, RegionSays.NO_REGION_RECORDED(calls=calls)
     return None
 
 
 def _regions_result(ctx: CheckContext, spec: Regions, d: _Window) -> TermResult:
     calls, known, listed = d.n("calls"), d.n("known"), d.n("listed")
-    names = ", ".join(_names([*spec.primary, *spec.failover]))
-    criterion = f"every call served in a listed region ({names})"
+    criterion = RegionSays.CRITERION_REGIONS(regions=_names([*spec.primary, *spec.failover]))
     details: dict[str, Any] = {
         "calls": calls,
         "unknown_region_calls": calls - known,
@@ -163,9 +226,9 @@ def _regions_result(ctx: CheckContext, spec: Regions, d: _Window) -> TermResult:
         return _make(
             ctx, d, "regions", empty[0], None, "%", criterion, 0, known, (), [empty[1]], details
         )
-    notes: list[str] = []
+    notes: list[Message] = []
     if calls > known:
-        notes.append(f"{calls - known} calls record no serving region and were not checked")
+        notes.append(RegionSays.UNRECORDED(n=calls - known))
     verdict = Verdict.BREACHED if listed < known else Verdict.MET
     examples = d.examples.get("outside", ()) if verdict is Verdict.BREACHED else ()
     observed = 100.0 * listed / known
@@ -186,34 +249,25 @@ def _regions_result(ctx: CheckContext, spec: Regions, d: _Window) -> TermResult:
 
 
 _ROUTING_CRITERION = {
-    RoutingPermission.NEVER: "no call served in a failover region (cross_region: never)",
-    RoutingPermission.PEAK_ONLY: "failover regions serve only in peak minutes "
-    "(cross_region: peak_only)",
-    RoutingPermission.ALWAYS: "failover regions may serve at any time (cross_region: always)",
+    RoutingPermission.NEVER: RegionSays.ROUTING_NEVER,
+    RoutingPermission.PEAK_ONLY: RegionSays.ROUTING_PEAK_ONLY,
+    RoutingPermission.ALWAYS: RegionSays.ROUTING_ALWAYS,
 }
 
 
-def _routing_notes(ctx: CheckContext, events: int) -> list[str]:
+def _routing_notes(ctx: CheckContext, events: int) -> list[Message]:
     routing = ctx.contract.routing
     if routing is None:
-        return [
-            "the contract has no routing section: treated as never (no cross-region rights)",
-            "who decided to route cannot be observed in traces",
-        ]
+        return [RegionSays.NO_ROUTING_SECTION(), RegionSays.WHO_DECIDED()]
     notes = []
     if routing.decided_by is not None:
-        notes.append(
-            f"who decides to route (decided_by: {routing.decided_by}) cannot be observed in traces"
-        )
+        notes.append(RegionSays.WHO_DECIDES(decided_by=str(routing.decided_by)))
     else:
-        notes.append("who decided to route cannot be observed in traces")
+        notes.append(RegionSays.WHO_DECIDED())
     if routing.notice_minutes is not None:
-        notes.append("whether notice was given before routing cannot be observed in traces")
+        notes.append(RegionSays.NOTICE())
     if events and not routing.data_may_move:
-        notes.append(
-            f"data_may_move is false, yet {events} calls were served in failover regions: "
-            "their request data left the primary regions"
-        )
+        notes.append(RegionSays.DATA_MOVED(n=events))
     return notes
 
 
@@ -222,7 +276,7 @@ def _routing_result(ctx: CheckContext, d: _Window) -> TermResult:
     perm = routing.cross_region if routing is not None else RoutingPermission.NEVER
     calls, known, events = d.n("calls"), d.n("known"), d.n("routed")
     bad, undecided = d.n("route_bad"), d.n("route_undecided")
-    criterion = _ROUTING_CRITERION[perm]
+    criterion = _ROUTING_CRITERION[perm]()
     details: dict[str, Any] = {
         "permission": str(perm),
         "routing_events": events,
@@ -264,11 +318,7 @@ def _routing_result(ctx: CheckContext, d: _Window) -> TermResult:
             details,
         )
     if undecided:
-        notes.insert(
-            0,
-            f"{undecided} calls were served in failover regions, but the contract defines no "
-            "peak, so peak_only routing cannot be judged",
-        )
+        notes.insert(0, RegionSays.NO_PEAK(n=undecided))
         return _make(
             ctx,
             d,
@@ -293,10 +343,13 @@ def _residency_result(ctx: CheckContext, spec: Regions, d: _Window) -> TermResul
     assert res is not None
     calls, known, ok, bad = d.n("calls"), d.n("known"), d.n("res_ok"), d.n("res_bad")
     unknown = known - ok - bad
-    where = ", ".join(res.countries) or "any country"
-    if res.provinces:
-        where += f" ({', '.join(res.provinces)})"
-    criterion = f"every call served in a region within the residency limits: {where}"
+    countries: Param = list(res.countries) or RegionSays.ANY_COUNTRY()
+    where = (
+        RegionSays.WHERE_PROVINCES(countries=countries, provinces=list(res.provinces))
+        if res.provinces
+        else RegionSays.WHERE(countries=countries)
+    )
+    criterion = RegionSays.CRITERION_RESIDENCY(where=where)
     details: dict[str, Any] = {
         "outside_residency_calls": bad,
         "unknown_jurisdiction_calls": unknown,
@@ -326,10 +379,7 @@ def _residency_result(ctx: CheckContext, spec: Regions, d: _Window) -> TermResul
             details,
         )
     if unknown:
-        note = (
-            f"{unknown} calls were served in regions whose jurisdiction the contract does not "
-            "state, so residency cannot be decided for them"
-        )
+        note = RegionSays.UNKNOWN_JURISDICTION(n=unknown)
         return _make(
             ctx,
             d,
@@ -401,4 +451,4 @@ def regions(ctx: CheckContext) -> list[TermResult]:
     return out
 
 
-__all__ = ["regions"]
+__all__ = ["RegionSays", "regions"]

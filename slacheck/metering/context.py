@@ -29,6 +29,7 @@ import pandas as pd
 
 from slacheck.contract.model import Contract, Credits, Window
 from slacheck.engine import Engine, engine_of
+from slacheck.messages import NC_, Message, MessageCode
 from slacheck.metering import derive
 from slacheck.trace.ingest import Traces
 from slacheck.verdict import MAX_EXAMPLES
@@ -86,6 +87,25 @@ class EffectiveSpan:
         return self.before + self.after
 
 
+class LossSays(MessageCode):
+    """What a result says of the calls its window could not count."""
+
+    SET_ASIDE = NC_(
+        "metering.losses.set_aside",
+        "{n} model calls in this window were set aside and not counted ({why})",
+    )
+    REASON = NC_("metering.losses.reason", "{reason} {n}")
+    SCOPE_FIELD_MISSING = NC_(
+        "metering.losses.scope_field_missing",
+        "{n} model calls record no {field}, which the contract's scope is decided on, and are "
+        "not counted",
+    )
+    UNDATED = NC_(
+        "metering.losses.undated",
+        "{n} model calls set aside without a start time may belong here too",
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Losses:
     """Model calls a window's terms cannot count, and why: rows set aside at ingestion (by
@@ -104,22 +124,17 @@ class Losses:
             "scope_field_missing": dict(sorted(self.scope_field_missing.items())),
         }
 
-    def notes(self, undated: int = 0) -> tuple[str, ...]:
+    def notes(self, undated: int = 0) -> tuple[Message, ...]:
         """What a result says of them (``undated``: calls set aside without a start time)."""
         out = []
         if self.set_aside:
             n = sum(self.set_aside.values())
-            why = ", ".join(f"{k} {v:,}" for k, v in sorted(self.set_aside.items()))
-            out.append(f"{n:,} model calls in this window were set aside and not counted ({why})")
+            why = [LossSays.REASON(reason=k, n=v) for k, v in sorted(self.set_aside.items())]
+            out.append(LossSays.SET_ASIDE(n=n, why=why))
         for name, n in sorted(self.scope_field_missing.items()):
-            out.append(
-                f"{n:,} model calls record no {name}, which the contract's scope is decided on, "
-                "and are not counted"
-            )
+            out.append(LossSays.SCOPE_FIELD_MISSING(n=n, field=name))
         if undated:
-            out.append(
-                f"{undated:,} model calls set aside without a start time may belong here too"
-            )
+            out.append(LossSays.UNDATED(n=undated))
         return tuple(out)
 
 

@@ -20,6 +20,7 @@ from slacheck.contract.model import (
     UtilisationPeak,
     Window,
 )
+from slacheck.messages import NC_, Message, MessageCode
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
 from slacheck.metering.windowed import EPS
@@ -74,13 +75,27 @@ def at_peak_expr(ctx: Metering, calls: ir.Table) -> ir.BooleanValue:
     return minute_expr(calls.start_us).isin(pm.minute)
 
 
-def definition_text(peak: Peak) -> str:
+class PeakDefinitionSays(MessageCode):
+    """The peak definition in words (criteria and notes of the checks that read peak)."""
+
+    REQUEST_RATE = NC_("metering.peak.request_rate", "peak: minutes with > {rate} calls")
+    UTILISATION = NC_(
+        "metering.peak.utilisation", "peak: minutes above {percent} % of {capacity} calls/min"
+    )
+    BUSIEST = NC_(
+        "metering.peak.busiest",
+        "peak: the busiest {percent} % of minutes with traffic in the month",
+    )
+
+
+def definition_message(peak: Peak) -> Message:
+    """The contract's peak definition, as a message."""
     d = peak.definition
     if isinstance(d, RequestRatePeak):
-        return f"peak: minutes with > {d.requests_per_minute:g} calls"
+        return PeakDefinitionSays.REQUEST_RATE(rate=d.requests_per_minute)
     if isinstance(d, UtilisationPeak):
-        return (
-            f"peak: minutes above {d.percent:g} % of {d.capacity_requests_per_minute:g} calls/min"
+        return PeakDefinitionSays.UTILISATION(
+            percent=d.percent, capacity=d.capacity_requests_per_minute
         )
     assert isinstance(d, BusiestMinutesPeak)
-    return f"peak: the busiest {d.percent:g} % of minutes with traffic in the month"
+    return PeakDefinitionSays.BUSIEST(percent=d.percent)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from slacheck.evaluate import Evaluation
+from slacheck.messages import render
 from slacheck.verdict import Verdict
 
 
-def to_junit(evaluation: Evaluation) -> str:
+def to_junit(evaluation: Evaluation, lang: str = "en") -> str:
+    """One test case per result; criteria and notes in ``lang`` (the frame stays English)."""
     suite = ET.Element(
         "testsuite",
         name=f"slacheck {evaluation.contract.contract.id}",
@@ -28,11 +30,11 @@ def to_junit(evaluation: Evaluation) -> str:
         )
         observed = "—" if r.observed is None else f"{r.observed:g} {r.unit}"
         text = (
-            f"{r.verdict}: observed {observed}; criterion {r.criterion}; "
+            f"{r.verdict}: observed {observed}; criterion {render(r.criterion_message, lang)}; "
             f"{r.good}/{r.total}; examples: {', '.join(r.examples) or 'none'}"
         )
         if r.notes:
-            text += "\n" + "\n".join(r.notes)
+            text += "\n" + "\n".join(render(n, lang) for n in r.notes)
         if r.verdict is Verdict.BREACHED:
             ET.SubElement(
                 case, "failure", message=f"{r.term_id} breached in {r.window}"

@@ -8,7 +8,8 @@ from slacheck.messages import render
 from slacheck.render.format import md_cell, md_text
 
 
-def evaluation_markdown(evaluation: Evaluation) -> str:
+def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
+    """The verdict table; criteria and notes in ``lang`` (headings and verdicts stay English)."""
     c = evaluation.counts()
     lines = [
         f"## {md_text(evaluation.contract.contract.id)}: verdicts",
@@ -22,7 +23,8 @@ def evaluation_markdown(evaluation: Evaluation) -> str:
         observed = "—" if r.observed is None else f"{r.observed:,.2f} {r.unit}"
         window = r.window + (" (partial)" if r.partial_window else "")
         # every cell through md_cell: ids and notes quote the other side's traces
-        crit = "<br>".join(md_cell(x) for x in (r.criterion, *r.notes))
+        words = (render(m, lang) for m in (r.criterion_message, *r.notes))
+        crit = "<br>".join(md_cell(x) for x in words)
         lines.append(
             f"| {md_cell(r.term_id)} | {md_cell(window)} | **{md_cell(r.verdict)}** | "
             f"{md_cell(observed)} | {r.good:,} / {r.total:,} | {crit} | "
