@@ -26,6 +26,19 @@ class Verdict(StrEnum):
         return self is Verdict.MET
 
 
+class TermKind(StrEnum):
+    """What kind of term a result is for."""
+
+    LATENCY = "latency"
+    TIME_SLICE = "time_slice"
+    REGIONS = "regions"
+    ROUTING = "routing"
+    RESIDENCY = "residency"
+    PEAK = "peak"
+    RATE_LIMIT = "rate_limit"
+    AVAILABILITY = "availability"
+
+
 #: Most examples a result carries (offending task ids, or sample ids for a met term).
 MAX_EXAMPLES = 5
 
@@ -35,7 +48,7 @@ class TermResult:
     """One contract term in one calendar window: what was promised, measured, and how."""
 
     term_id: str  # e.g. "L1", "availability", "regions"
-    kind: str  # latency, peak, regions, routing, residency, rate_limit, availability
+    kind: TermKind
     window: str  # "2026-07", "2026-Q3", "2026-07-01/30d"
     verdict: Verdict
     observed: float | None  # e.g. p95 = 412.0 (ms); availability 99.95 (%)

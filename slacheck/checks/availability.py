@@ -27,7 +27,7 @@ from slacheck.metering.windowed import (
     materialise,
     scoped_calls,
 )
-from slacheck.verdict import TermResult, Verdict
+from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
 
 
@@ -132,7 +132,7 @@ def _window_result(
     def result(verdict: Verdict, observed: float | None, lead: Message | None = None) -> TermResult:
         return TermResult(
             term_id="availability",
-            kind="availability",
+            kind=TermKind.AVAILABILITY,
             window=w.label,
             verdict=verdict,
             observed=observed,

@@ -45,13 +45,14 @@ from slacheck.contract.model import (
 )
 from slacheck.messages import NC_, Message, MessageCode, Param
 from slacheck.metering import derive
-from slacheck.metering.context import CheckContext, Losses, example_ids
-from slacheck.verdict import TermResult, Verdict
+from slacheck.metering.context import CheckContext, Exclusion, Losses, example_ids
+from slacheck.metering.rank import nearest_rank
+from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
 #: exclusion reasons in the order ``CheckContext.exclusion_reason`` tries them: a task with
 #: calls excluded for several reasons is counted once, under the first
-_REASON_ORDER = ("maintenance", "long_input", "downgraded_tier", "customer_error")
+_REASON_ORDER = tuple(str(e) for e in Exclusion)
 _SLICE_PERCENTILES = {"p50": 50, "p90": 90, "p95": 95, "p99": 99}
 _US_PER_MINUTE = 60_000_000
 _NULL_FLOAT = ibis.null().cast("float64")
@@ -566,7 +567,7 @@ def percentile_rank(
     """
     p = Fraction(repr(float(percentile)))
     if method is PercentileMethod.NEAREST_RANK:
-        k = math.ceil(p * n / 100)
+        k = nearest_rank(n, percentile)
         rank = k if direction is Direction.AT_MOST else n - k + 1
         return Rank((rank,), 0.0, {"k": k, "n": n, "rank": rank, "good_needed": k})
     q = p if direction is Direction.AT_MOST else 100 - p
@@ -902,7 +903,11 @@ class _Base:
     ) -> TermResult:
         return TermResult(
             term_id=self.term.id,
-            kind="time_slice" if isinstance(self.term.objective, TimeSliceObjective) else "latency",
+            kind=(
+                TermKind.TIME_SLICE
+                if isinstance(self.term.objective, TimeSliceObjective)
+                else TermKind.LATENCY
+            ),
             window=self.window.label,
             verdict=verdict,
             observed=observed,

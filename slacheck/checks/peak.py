@@ -41,7 +41,7 @@ from slacheck.metering.windowed import (
     percentile_by_window,
     scoped_calls,
 )
-from slacheck.verdict import TermResult, Verdict
+from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
 
 # ---------------------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ def _window_result(
         empty = verdict in (Verdict.NO_DATA, Verdict.NOT_MEASURABLE)
         return TermResult(
             term_id="peak",
-            kind="peak",
+            kind=TermKind.PEAK,
             window=w.label,
             verdict=verdict,
             observed=observed,

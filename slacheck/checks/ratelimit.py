@@ -36,7 +36,7 @@ from slacheck.metering.windowed import (
     percentile_by_window,
     scoped_calls,
 )
-from slacheck.verdict import TermResult, Verdict
+from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
 
@@ -225,7 +225,7 @@ def _window_result(
     ) -> TermResult:
         return TermResult(
             term_id="rate_limit",
-            kind="rate_limit",
+            kind=TermKind.RATE_LIMIT,
             window=w.label,
             verdict=verdict,
             observed=observed,

@@ -42,7 +42,7 @@ from slacheck.metering.windowed import (
     scoped_calls,
     top_by_window,
 )
-from slacheck.verdict import TermResult, Verdict
+from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
 
 
@@ -189,7 +189,7 @@ def _make(
 ) -> TermResult:
     return TermResult(
         term_id=term,
-        kind=term,
+        kind=TermKind(term),
         window=d.w.label,
         verdict=verdict,
         observed=observed,

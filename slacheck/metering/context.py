@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cached_property
 
 import ibis
@@ -47,6 +48,16 @@ from slacheck.windows import (
 
 _QUARTER_HOUR = 15 * 60_000_000
 _EPOCH = dt.date(1970, 1, 1)
+
+
+class Exclusion(StrEnum):
+    """Why a call does not count against the vendor, in the order the reasons are tried: a
+    call excluded for several is counted once, under the first."""
+
+    MAINTENANCE = "maintenance"
+    LONG_INPUT = "long_input"
+    DOWNGRADED_TIER = "downgraded_tier"
+    CUSTOMER_ERROR = "customer_error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,13 +332,16 @@ class Metering:
         cases: list[tuple[ir.BooleanValue, ir.StringValue]] = []
         if self.maintenance:
             cases.append(
-                (in_intervals_expr(c.start_us, self.maintenance), ibis.literal("maintenance"))
+                (
+                    in_intervals_expr(c.start_us, self.maintenance),
+                    ibis.literal(str(Exclusion.MAINTENANCE)),
+                )
             )
         if ex.max_input_tokens is not None:
             cases.append(
                 (
                     (c.input_tokens > ex.max_input_tokens).fill_null(False),
-                    ibis.literal("long_input"),
+                    ibis.literal(str(Exclusion.LONG_INPUT)),
                 )
             )
         if ex.downgraded_service_tiers:
@@ -335,12 +349,14 @@ class Metering:
             cases.append(
                 (
                     c.service_tier.lower().isin(tiers).fill_null(False),
-                    ibis.literal("downgraded_tier"),
+                    ibis.literal(str(Exclusion.DOWNGRADED_TIER)),
                 )
             )
         if ex.customer_errors:
             client_error = (c.http_status >= 400) & (c.http_status < 500) & (c.http_status != 429)
-            cases.append((client_error.fill_null(False), ibis.literal("customer_error")))
+            cases.append(
+                (client_error.fill_null(False), ibis.literal(str(Exclusion.CUSTOMER_ERROR)))
+            )
         if not cases:
             return ibis.null().cast("string")
         return ibis.cases(*cases, else_=ibis.null().cast("string"))
