@@ -210,13 +210,37 @@ def init(
         Path | None, typer.Option("-o", "--output", help="Write to this file instead of stdout.")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    preset_name: Annotated[
+        str | None,
+        typer.Option(
+            "--preset",
+            help="Start from a vendor's published standard terms (see --list-presets); "
+            "comments in English.",
+        ),
+    ] = None,
+    list_presets: Annotated[
+        bool, typer.Option("--list-presets", help="List the vendor presets and exit.")
+    ] = False,
 ) -> None:
-    """Write a commented starting contract that validates."""
-    text = (
-        resources.files("slacheck.contract")
-        .joinpath(f"starters/{lang.value}.yaml")
-        .read_text(encoding="utf-8")
-    )
+    """Write a commented starting contract that validates (or a vendor preset)."""
+    from slacheck.contract.presets import preset, presets
+
+    if list_presets:
+        for p in presets():
+            out.print(plain(f"{p.name:<20} {p.title}"), highlight=False)
+        return
+    if preset_name is not None:
+        chosen = preset(preset_name)
+        if chosen is None:
+            names = ", ".join(p.name for p in presets())
+            raise UsageError(f"no preset {preset_name!r}; the presets are: {names}")
+        text = chosen.text
+    else:
+        text = (
+            resources.files("slacheck.contract")
+            .joinpath(f"starters/{lang.value}.yaml")
+            .read_text(encoding="utf-8")
+        )
     if output is None:
         sys.stdout.write(text)
         return
@@ -224,6 +248,8 @@ def init(
         raise UsageError(f"{output} exists; pass --force to overwrite it")
     write_output(output, text)
     err.print(plain(f"wrote {output}; check it with: slacheck validate {output}"))
+    if preset_name is not None:
+        err.print(plain("the published terms only: check every number against the text you signed"))
 
 
 @app.command()
