@@ -281,6 +281,35 @@ def lint(
     raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
 
 
+export_app = typer.Typer(help="Hand the contract to other tools.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("openslo")
+@handles_input_errors
+def export_openslo(
+    contract: Annotated[Path, typer.Argument(help="Contract YAML file.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to this file instead of stdout.")
+    ] = None,
+) -> None:
+    """OpenSLO v1 SLOs (multi-document YAML) for the terms that map; the rest in annotations.
+
+    What has no SLO (regions, routing, peak, rate limit, credits) is listed on stderr and in
+    the file's leading comments."""
+    from slacheck.contract.load import load_contract
+    from slacheck.render.openslo import to_openslo
+
+    exported = to_openslo(load_contract(contract))
+    if output is None:
+        sys.stdout.write(exported.text)
+    else:
+        write_output(output, exported.text, [contract])
+        err.print(plain(f"wrote {output}: {len(exported.documents)} SLOs"))
+    for what in exported.left_out:
+        err.print(plain(f"left out: {what}"), highlight=False)
+
+
 # --------------------------------------------------------------------------------------------
 # Traces
 
