@@ -722,6 +722,60 @@ def report(
     _write_document(csv_path, prepared.evidence.data, inputs)
 
 
+@app.command()
+@handles_input_errors
+def claim(
+    contract: ContractArg,
+    traces: TracesArg,
+    period: Annotated[str, typer.Option("--period", help="The month to claim for (2026-07).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="A folder to write the pack.")],
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Credit-claim pack for one month: computation, incidents, affected calls, letters (en, zh).
+
+    Writes claim.json, affected_calls.csv, letter.en.md and letter.zh.md into the folder.
+    Exit 1 when a credit is due, 0 when none is."""
+    from slacheck.contract.load import load_contract
+    from slacheck.messages import render
+    from slacheck.render.claim import prepare_claim, render_letter
+
+    inputs = _inputs(contract, traces, mapping)
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"{output} is not a folder")
+    files = {
+        name: output / name
+        for name in ("claim.json", "affected_calls.csv", "letter.en.md", "letter.zh.md")
+    }
+    for path in files.values():
+        check_target(path, inputs)
+    c = load_contract(contract)
+    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
+    with err.status("computing the claim…"):
+        pack = prepare_claim(c, loaded, period=period)
+    data: dict[str, bytes | str] = {
+        "claim.json": jsonout.dumps(pack.to_dict()),
+        "affected_calls.csv": pack.affected_csv,
+        "letter.en.md": render_letter(pack, "en"),
+        "letter.zh.md": render_letter(pack, "zh"),
+    }
+    for name, path in files.items():
+        write_output(path, data[name], inputs, make_parents=True)
+    out.print(plain(render(pack.message, "en")), highlight=False)
+    out.print(
+        plain(
+            f"wrote {output}/: {pack.affected_rows:,} affected calls "
+            f"(affected_calls.csv sha256 {pack.affected_sha256}), "
+            f"{len(pack.incidents):,} incidents, letters in en and zh"
+        ),
+        highlight=False,
+    )
+    raise typer.Exit(EXIT_FINDINGS if pack.due else EXIT_OK)
+
+
 def _issue_date(text: str | None) -> dt.date | None:
     if text is None:
         return None

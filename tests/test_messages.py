@@ -23,6 +23,7 @@ from ruamel.yaml import YAML
 import slacheck.contract.review
 import slacheck.match.fields
 import slacheck.match.mismatch
+import slacheck.render.claim
 from slacheck.contract.load import load_contract, load_contract_text
 from slacheck.contract.review import review
 from slacheck.match.fields import DERIVABLE_NOW, SCHEMA_CHANGE, FieldSays, check_fields
