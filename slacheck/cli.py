@@ -210,13 +210,37 @@ def init(
         Path | None, typer.Option("-o", "--output", help="Write to this file instead of stdout.")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    preset_name: Annotated[
+        str | None,
+        typer.Option(
+            "--preset",
+            help="Start from a vendor's published standard terms (see --list-presets); "
+            "comments in English.",
+        ),
+    ] = None,
+    list_presets: Annotated[
+        bool, typer.Option("--list-presets", help="List the vendor presets and exit.")
+    ] = False,
 ) -> None:
-    """Write a commented starting contract that validates."""
-    text = (
-        resources.files("slacheck.contract")
-        .joinpath(f"starters/{lang.value}.yaml")
-        .read_text(encoding="utf-8")
-    )
+    """Write a commented starting contract that validates (or a vendor preset)."""
+    from slacheck.contract.presets import preset, presets
+
+    if list_presets:
+        for p in presets():
+            out.print(plain(f"{p.name:<20} {p.title}"), highlight=False)
+        return
+    if preset_name is not None:
+        chosen = preset(preset_name)
+        if chosen is None:
+            names = ", ".join(p.name for p in presets())
+            raise UsageError(f"no preset {preset_name!r}; the presets are: {names}")
+        text = chosen.text
+    else:
+        text = (
+            resources.files("slacheck.contract")
+            .joinpath(f"starters/{lang.value}.yaml")
+            .read_text(encoding="utf-8")
+        )
     if output is None:
         sys.stdout.write(text)
         return
@@ -224,6 +248,8 @@ def init(
         raise UsageError(f"{output} exists; pass --force to overwrite it")
     write_output(output, text)
     err.print(plain(f"wrote {output}; check it with: slacheck validate {output}"))
+    if preset_name is not None:
+        err.print(plain("the published terms only: check every number against the text you signed"))
 
 
 @app.command()
@@ -253,6 +279,35 @@ def lint(
     else:
         out.print(findings_table(loaded, findings, lang.value))
     raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
+
+
+export_app = typer.Typer(help="Hand the contract to other tools.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("openslo")
+@handles_input_errors
+def export_openslo(
+    contract: Annotated[Path, typer.Argument(help="Contract YAML file.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to this file instead of stdout.")
+    ] = None,
+) -> None:
+    """OpenSLO v1 SLOs (multi-document YAML) for the terms that map; the rest in annotations.
+
+    What has no SLO (regions, routing, peak, rate limit, credits) is listed on stderr and in
+    the file's leading comments."""
+    from slacheck.contract.load import load_contract
+    from slacheck.render.openslo import to_openslo
+
+    exported = to_openslo(load_contract(contract))
+    if output is None:
+        sys.stdout.write(exported.text)
+    else:
+        write_output(output, exported.text, [contract])
+        err.print(plain(f"wrote {output}: {len(exported.documents)} SLOs"))
+    for what in exported.left_out:
+        err.print(plain(f"left out: {what}"), highlight=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -683,6 +738,60 @@ def report(
     check_target(csv_path, inputs)
     _write_document(output, data, inputs)
     _write_document(csv_path, prepared.evidence.data, inputs)
+
+
+@app.command()
+@handles_input_errors
+def claim(
+    contract: ContractArg,
+    traces: TracesArg,
+    period: Annotated[str, typer.Option("--period", help="The month to claim for (2026-07).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="A folder to write the pack.")],
+    trace_format: FormatOpt = None,
+    mapping: MappingOpt = None,
+    engine: EngineOpt = "duckdb",
+    spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Credit-claim pack for one month: computation, incidents, affected calls, letters (en, zh).
+
+    Writes claim.json, affected_calls.csv, letter.en.md and letter.zh.md into the folder.
+    Exit 1 when a credit is due, 0 when none is."""
+    from slacheck.contract.load import load_contract
+    from slacheck.messages import render
+    from slacheck.render.claim import prepare_claim, render_letter
+
+    inputs = _inputs(contract, traces, mapping)
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"{output} is not a folder")
+    files = {
+        name: output / name
+        for name in ("claim.json", "affected_calls.csv", "letter.en.md", "letter.zh.md")
+    }
+    for path in files.values():
+        check_target(path, inputs)
+    c = load_contract(contract)
+    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
+    with err.status("computing the claim…"):
+        pack = prepare_claim(c, loaded, period=period)
+    data: dict[str, bytes | str] = {
+        "claim.json": jsonout.dumps(pack.to_dict()),
+        "affected_calls.csv": pack.affected_csv,
+        "letter.en.md": render_letter(pack, "en"),
+        "letter.zh.md": render_letter(pack, "zh"),
+    }
+    for name, path in files.items():
+        write_output(path, data[name], inputs, make_parents=True)
+    out.print(plain(render(pack.message, "en")), highlight=False)
+    out.print(
+        plain(
+            f"wrote {output}/: {pack.affected_rows:,} affected calls "
+            f"(affected_calls.csv sha256 {pack.affected_sha256}), "
+            f"{len(pack.incidents):,} incidents, letters in en and zh"
+        ),
+        highlight=False,
+    )
+    raise typer.Exit(EXIT_FINDINGS if pack.due else EXIT_OK)
 
 
 def _issue_date(text: str | None) -> dt.date | None:

@@ -28,6 +28,7 @@ from slacheck.contract.model import (
     Region,
     Residency,
     RoutingPermission,
+    TimeSliceObjective,
     TokensPerSecondBasis,
     WeeklyRecurrence,
     Window,
@@ -131,6 +132,18 @@ class Says(MessageCode):
         "SLA104.fix",
         "Add `tokens_per_second_basis: after_first_token` (generation only) or "
         "`whole_request` to {term}, matching the signed text.",
+    )
+    SLA105_TITLE = NC_("SLA105.title", "The statistic within each time slice is unstated.")
+    SLA105_WHY = NC_(
+        "SLA105.why",
+        "{term} counts {minutes}-minute slices that pass {threshold}, without saying which value "
+        "of a slice is compared: the median call, the mean of the calls, or the slice's total "
+        "divided by its time. A slice with one slow call among fast ones passes by its median and "
+        "may fail by its mean; slacheck applies {default} and says so.",
+    )
+    SLA105_FIX = NC_(
+        "SLA105.fix",
+        "Add `statistic:` (p50, mean, …) to {term}'s objective, matching the signed text.",
     )
 
     # SLA2xx: regions and cross-region routing
@@ -792,6 +805,33 @@ def tokens_per_second_basis_unstated(contract: Contract) -> Iterator[Hit]:
                 term=term.id, objective=_objective(term), tokens=_num(t), half=_num(t / 2)
             ),
             Says.SLA104_FIX(term=term.id),
+        )
+
+
+@rule("SLA105", Severity.MEDIUM)
+def slice_statistic_unstated(contract: Contract) -> Iterator[Hit]:
+    """The statistic within each time slice is unstated.
+
+    A time-slice term compares one value per slice with its threshold. Published terms often
+    say "99 % > 50 tokens/s" without saying whether that value is the median call, the mean,
+    or the slice's tokens over its time; the same traffic passes under one and fails under
+    another, so the statistic must be written down (slacheck applies p50 until it is).
+    """
+    for i, term in enumerate(contract.latency):
+        objective = term.objective
+        if not isinstance(objective, TimeSliceObjective):
+            continue
+        if "statistic" in objective.model_fields_set:
+            continue
+        yield Hit(
+            ("latency", i, "objective", "statistic"),
+            Says.SLA105_WHY(
+                term=term.id,
+                minutes=objective.slice_minutes,
+                threshold=_num(objective.threshold),
+                default=str(objective.statistic),
+            ),
+            Says.SLA105_FIX(term=term.id),
         )
 
 

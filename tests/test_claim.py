@@ -1,0 +1,112 @@
+"""`slacheck claim`: the affected calls are the failing calls `check` counts for the window,
+the CSV's hash is the one the pack states, and the letter renders in both languages."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from slacheck.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "slacheck" / "contract" / "starters" / "demo.yaml"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def month(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from slacheck.trace.generate import TrafficProfile, generate, write
+
+    path = tmp_path_factory.mktemp("claim") / "july.parquet"
+    write(generate(TrafficProfile(tasks=150, days=31, seed=11)), path, "parquet")
+    return path
+
+
+def _availability(contract: Path, traffic: Path) -> dict:
+    result = runner.invoke(
+        app, ["check", str(contract), str(traffic), "--period", "2026-07", "--format", "json"]
+    )
+    assert result.exit_code in (0, 1), result.output
+    (term,) = [t for t in json.loads(result.stdout)["terms"] if t["kind"] == "availability"]
+    return term
+
+
+def test_claim_pack_matches_check(month: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pack"
+    result = runner.invoke(
+        app, ["claim", str(DEMO), str(month), "--period", "2026-07", "-o", str(out)]
+    )
+    assert result.exit_code == 1, result.output  # a credit is due
+    term = _availability(DEMO, month)
+    failed = term["total"] - term["good"]
+    assert failed > 0
+    raw = (out / "affected_calls.csv").read_bytes()
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8"))))
+    assert len(rows) == failed
+    assert {r["status"] for r in rows} <= {"error", "timeout", "throttled"}
+    claim = json.loads((out / "claim.json").read_text(encoding="utf-8"))
+    assert claim["affected_calls"] == {"rows": failed, "sha256": hashlib.sha256(raw).hexdigest()}
+    a = claim["availability"]
+    assert (a["numerator_good_calls"], a["denominator_counted_calls"]) == (
+        term["good"],
+        term["total"],
+    )
+    assert a["observed_percent"] == pytest.approx(term["observed"])
+    credit = claim["credit"]
+    assert credit["due"] and credit["percent"] == term["details"]["credit_percent"]
+    assert credit["deadline"] == term["details"]["claim_deadline"] == "2026-08-30"
+    assert credit["amount"] == pytest.approx(180_000 * credit["percent"] / 100)
+    assert sum(i["failed_calls"] for i in claim["incidents"]) == failed
+    first = claim["incidents"][0]
+    assert first["start_utc"].endswith("+00:00") and first["start_local"].endswith("+08:00")
+    assert rows[0]["time_utc"] == first["start_utc"]
+
+    en = (out / "letter.en.md").read_text(encoding="utf-8")
+    zh = (out / "letter.zh.md").read_text(encoding="utf-8")
+    assert "Service credit claim" in en and f"{term['total']:,}" in en
+    assert "服务抵扣申请" in zh and "故障区间" in zh and f"{term['total']:,}" in zh
+    assert claim["affected_calls"]["sha256"] in en and claim["affected_calls"]["sha256"] in zh
+    assert "CNY" in en and "2026-08-30" in zh
+    assert "credit of" in result.stdout
+
+
+def test_no_claim_exits_zero(month: Path, tmp_path: Path) -> None:
+    import re
+
+    lenient = tmp_path / "lenient.yaml"
+    text = DEMO.read_text(encoding="utf-8").replace("target_percent: 99.5", "target_percent: 50")
+    text = re.sub(
+        r"  tiers:\n(    - .*\n)+",
+        "  tiers:\n    - {from_percent: 0, to_percent: 50, credit_percent: 10}\n",
+        text,
+    )
+    lenient.write_text(text, encoding="utf-8")
+    result = runner.invoke(
+        app, ["claim", str(lenient), str(month), "--period", "2026-07", "-o", str(tmp_path / "p")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "No credit is due" in result.stdout
+    assert (tmp_path / "p" / "letter.zh.md").is_file()
+
+
+def test_claim_needs_one_window_and_credits(month: Path, tmp_path: Path) -> None:
+    quarter = runner.invoke(
+        app, ["claim", str(DEMO), str(month), "--period", "2026-Q3", "-o", str(tmp_path / "q")]
+    )
+    assert quarter.exit_code == 2 and "one" in quarter.stderr
+    from slacheck.contract.presets import preset
+
+    ptu = preset("azure-openai-ptu")  # availability without credits
+    assert ptu is not None
+    bare = tmp_path / "ptu.yaml"
+    bare.write_text(ptu.text, encoding="utf-8")
+    no_credits = runner.invoke(
+        app, ["claim", str(bare), str(month), "--period", "2026-07", "-o", str(tmp_path / "n")]
+    )
+    assert no_credits.exit_code == 2
