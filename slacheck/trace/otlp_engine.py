@@ -160,7 +160,10 @@ def _lines(session: EngineSession, names: list[str]) -> ir.Table:
             FROM l
             WHERE trim(text, ' ' || chr(9) || chr(13)) <> ''
         """
-        return con.sql(sql)
+        # a view, not ``con.sql``: Ibis reads a query's schema through a call DuckDB deprecates
+        view = f"slacheck_otlp_lines_{abs(hash(tuple(names))):x}"
+        con.raw_sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {sql}")
+        return con.table(view)
     from pyspark.sql import functions as F
 
     spark = con._session
@@ -302,6 +305,12 @@ def _value(v: ir.StructValue) -> _Value:
     )
 
 
+def _strip(text: ir.StringValue) -> ir.StringValue:
+    """Leading and trailing whitespace removed. Not Ibis's ``strip``: on Spark it trims the
+    letters ``v`` and ``f`` (its ``\\v\\f`` escapes are not Spark SQL's), so "false" → "alse"."""
+    return text.re_replace(r"^\s+|\s+$", "")
+
+
 _INTEGER = r"^\s*[+-]?[0-9]+\s*$"
 _INT64 = 2.0**63
 
@@ -310,9 +319,9 @@ def _as_int(text: ir.StringValue) -> ir.IntegerValue:
     """``records.as_int`` on a scalar's text: integers, integral floats within int64; null
     otherwise (the caller adds the defect)."""
     exact = ibis.ifelse(
-        text.re_search(_INTEGER), text.strip().try_cast("int64"), ibis.null(dt.int64)
+        text.re_search(_INTEGER), _strip(text).try_cast("int64"), ibis.null(dt.int64)
     )
-    number = text.strip().try_cast("float64")
+    number = _strip(text).try_cast("float64")
     integral = (
         number.notnull()
         & ~number.isnan()
@@ -330,11 +339,11 @@ def _as_int(text: ir.StringValue) -> ir.IntegerValue:
 
 
 def _as_float(text: ir.StringValue) -> ir.FloatingValue:
-    return text.strip().try_cast("float64")
+    return _strip(text).try_cast("float64")
 
 
 def _as_bool(text: ir.StringValue) -> ir.BooleanValue:
-    low = text.strip().lower()
+    low = _strip(text).lower()
     return ibis.cases((low == "true", True), (low == "false", False), else_=ibis.null(dt.boolean))
 
 
@@ -461,7 +470,7 @@ def canonical(s: ir.Table, engine: Engine) -> ir.Table:
     from_first = (ft_us.cast("float64") - start.cast("float64")) / 1000.0
     out["ttft_ms"] = ibis.coalesce(from_first, out.get("ttft_ms", ibis.null(dt.float64)))
 
-    failed = t.code.strip().isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
+    failed = _strip(t.code).isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
     error_type = out.get("error_type", ibis.null(dt.string))
     error_type = ibis.ifelse(
         error_type.isnull() & failed, _error_class(t.message), error_type
@@ -498,7 +507,7 @@ def _defect(flag: ir.BooleanValue, text: str) -> ir.StringValue:
 def _nanos_us(raw: ir.StringValue, engine: Engine) -> tuple[ir.IntegerValue, ir.BooleanValue]:
     """``*UnixNano`` text → (µs, unparseable) as ``otlp._nanos`` and ``SpanRows`` read it:
     digits are nanoseconds (0 means unset), blank is unset, other text is ISO-8601."""
-    text = raw.strip()
+    text = _strip(raw)
     blank = raw.isnull() | (text == "")
     digits = text.re_search(r"^[0-9]+$").fill_null(False)
     # n // 1000 for a non-negative integer: drop its last three digits
@@ -524,7 +533,7 @@ def _first_token_us(
         return ibis.null(dt.int64), ibis.literal(False)
     quoted = (text.length() > 1) & text.startswith('"') & text.endswith('"')
     unq = ibis.ifelse(quoted, text.substr(1, text.length() - 2), text)
-    stripped = unq.strip()
+    stripped = _strip(unq)
     number = _as_int(text)
     from_int = number // 1000
     iso = ibis.ifelse(stripped == "", ibis.null(dt.int64), _iso_us(stripped, engine))
@@ -597,7 +606,7 @@ _B64_HEX: dict[Engine, Any] = {
 
 def _error_class(message: ir.StringValue) -> ir.StringValue:
     """``records.error_class``: the class of ``RateLimitError('...')``, or a short first line."""
-    line = message.strip().re_extract(r"^([^\r\n]*)", 1).strip()
+    line = _strip(_strip(message).re_extract(r"^([^\r\n]*)", 1))
     cls = line.re_extract(r"^([A-Za-z_][A-Za-z0-9_.]*)\s*[(:]", 1)
     return ibis.cases(
         (message.isnull() | (line == ""), ibis.null(dt.string)),
