@@ -239,9 +239,7 @@ def _engine_reads(path: Path) -> bool:
     try:
         least = int(raw) if raw else OTLP_ENGINE_BYTES
     except ValueError:
-        raise UsageError(
-            f"SLACHECK_OTLP_ENGINE_BYTES={raw!r} is not a number of bytes"
-        ) from None
+        raise UsageError(f"SLACHECK_OTLP_ENGINE_BYTES={raw!r} is not a number of bytes") from None
     return least >= 0 and path.stat().st_size >= least
 
 

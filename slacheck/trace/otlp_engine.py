@@ -170,8 +170,8 @@ def _lines(session: EngineSession, names: list[str]) -> ir.Table:
     uris = {Path(n).resolve().as_uri(): n for n in names}
     raw = spark.read.text([str(Path(n).resolve()) for n in names], wholetext=True)
     mapping = spark.createDataFrame(
-        [(u, n) for u, n in uris.items()] + [(u.replace("file:///", "file:/", 1), n)
-                                             for u, n in uris.items()],
+        [(u, n) for u, n in uris.items()]
+        + [(u.replace("file:///", "file:/", 1), n) for u, n in uris.items()],
         "uri string, source_file string",
     )
     exploded = raw.select(
@@ -385,10 +385,7 @@ def _convert(rule: FieldRule, v: _Value) -> _Read:
 
 
 def _keys(kinds: Sequence[KindRule], fields: Sequence[FieldRule]) -> list[str]:
-    seen: dict[str, None] = {}
-    for r in (*kinds, *fields):
-        seen.setdefault(r.attribute, None)
-    return list(seen)
+    return list(dict.fromkeys([r.attribute for r in kinds] + [r.attribute for r in fields]))
 
 
 def canonical(s: ir.Table, engine: Engine) -> ir.Table:
@@ -398,9 +395,7 @@ def canonical(s: ir.Table, engine: Engine) -> ir.Table:
     keys = _keys(kinds, fields)
     col = {k: f"_a{i}" for i, k in enumerate(keys)}
     # the last attribute of each name (span over scope over resource, later over earlier)
-    found = s.mutate(
-        **{col[k]: s.attrs.filter(lambda a, k=k: a.key == k) for k in keys}  # type: ignore[misc]
-    )
+    found = s.mutate(**{col[k]: s.attrs.filter(lambda a, k=k: a.key == k) for k in keys})
     found = found.mutate(
         **{
             col[k]: ibis.ifelse(
@@ -422,7 +417,7 @@ def canonical(s: ir.Table, engine: Engine) -> ir.Table:
         by_field.setdefault(rule.field, []).append(rule)
     # each field: the first rule whose attribute is present; defects in the order of the rules
     winners: dict[int, ir.BooleanValue] = {}
-    for name, rules in by_field.items():
+    for rules in by_field.values():
         earlier: ir.BooleanValue = ibis.literal(False)
         for rule in rules:
             winners[id(rule)] = values[rule.attribute].present & ~earlier
@@ -447,15 +442,13 @@ def canonical(s: ir.Table, engine: Engine) -> ir.Table:
 
     kind = ibis.literal(str(Kind.OTHER))
     operation = ibis.null(dt.string)
-    for rule in reversed(kinds):
-        v = values[rule.attribute]
+    for krule in reversed(kinds):
+        v = values[krule.attribute]
         hit = v.present
-        if rule.value is not None:
-            hit = hit & (v.text.lower() == rule.value.lower()).fill_null(False)
-        kind = ibis.ifelse(hit, ibis.literal(str(rule.kind)), kind)
-        operation = ibis.ifelse(
-            hit, ibis.literal(rule.operation, type=dt.string), operation
-        )
+        if krule.value is not None:
+            hit = hit & (v.text.lower() == krule.value.lower()).fill_null(False)
+        kind = ibis.ifelse(hit, ibis.literal(str(krule.kind)), kind)
+        operation = ibis.ifelse(hit, ibis.literal(krule.operation, type=dt.string), operation)
     out["operation"] = ibis.coalesce(out.get("operation", ibis.null(dt.string)), operation)
 
     t = found
@@ -472,9 +465,7 @@ def canonical(s: ir.Table, engine: Engine) -> ir.Table:
 
     failed = _strip(t.code).isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
     error_type = out.get("error_type", ibis.null(dt.string))
-    error_type = ibis.ifelse(
-        error_type.isnull() & failed, _error_class(t.message), error_type
-    )
+    error_type = ibis.ifelse(error_type.isnull() & failed, _error_class(t.message), error_type)
     out["error_type"] = error_type
     out["status"] = _status(failed, error_type, out.get("http_status"), t.message)
     out["kind"] = kind
@@ -490,8 +481,10 @@ def canonical(s: ir.Table, engine: Engine) -> ir.Table:
     joined = ibis.literal(";").join(defects)
     out["defect"] = ibis.ifelse(joined == "", ibis.null(dt.string), joined)
     rows = t.select(
-        **{c.name: out.get(c.name, ibis.null(_ibis_type(c.name))).cast(_ibis_type(c.name))
-           for c in COLUMNS}
+        **{
+            c.name: out.get(c.name, ibis.null(_ibis_type(c.name))).cast(_ibis_type(c.name))
+            for c in COLUMNS
+        }
     )
     return _with_tasks(rows)
 
@@ -551,7 +544,7 @@ def _otlp_id(raw: ir.StringValue, size: int, engine: Engine) -> ir.StringValue:
     """``otlp._otlp_id``, lower-cased: hex as written, base64 of ``size`` bytes as hex."""
     b64 = r"^[A-Za-z0-9+/]{22}==$" if size == 16 else r"^[A-Za-z0-9+/]{11}=$"
     hex_ok = (raw.length() == 2 * size) & raw.re_search(r"^[0-9a-fA-F]+$")
-    decoded = _B64_HEX[engine](raw)
+    decoded = _HEX(_DECODE[engine](raw))
     return ibis.cases(
         (raw.isnull() | (raw == ""), ibis.null(dt.string)),
         (hex_ok, raw),
@@ -560,48 +553,41 @@ def _otlp_id(raw: ir.StringValue, size: int, engine: Engine) -> ir.StringValue:
     ).lower()
 
 
-@ibis.udf.scalar.builtin(name="hex")
-def _duckdb_hex(x: dt.binary) -> str:  # type: ignore[empty-body]
-    """DuckDB's hex of a blob."""
+def _hex(x: dt.binary) -> str:  # type: ignore[empty-body]
+    """The engine's hex of a blob (DuckDB and Spark: ``hex``)."""
 
 
-@ibis.udf.scalar.builtin(name="from_base64")
-def _duckdb_from_base64(x: str) -> dt.binary:  # type: ignore[empty-body]
+def _from_base64(x: str) -> dt.binary:
     """DuckDB's base64 decoding."""
 
 
-@ibis.udf.scalar.builtin(name="unbase64")
-def _spark_unbase64(x: str) -> dt.binary:  # type: ignore[empty-body]
+def _unbase64(x: str) -> dt.binary:
     """Spark's base64 decoding."""
 
 
-@ibis.udf.scalar.builtin(name="hex")
-def _spark_hex(x: dt.binary) -> str:  # type: ignore[empty-body]
-    """Spark's hex of binary."""
-
-
-@ibis.udf.scalar.builtin(name="epoch_us")
-def _duckdb_epoch_us(x: dt.timestamp) -> dt.int64:  # type: ignore[empty-body]
+def _epoch_us(x: dt.timestamp) -> dt.int64:
     """DuckDB's microseconds since the epoch."""
 
 
-@ibis.udf.scalar.builtin(name="unix_micros")
-def _spark_unix_micros(x: dt.timestamp) -> dt.int64:  # type: ignore[empty-body]
+def _unix_micros(x: dt.timestamp) -> dt.int64:
     """Spark's microseconds since the epoch."""
 
 
-_EPOCH_US: dict[Engine, Any] = {Engine.DUCKDB: _duckdb_epoch_us, Engine.SPARK: _spark_unix_micros}
+_builtin: Any = ibis.udf.scalar.builtin
+_HEX = _builtin(_hex, name="hex")
+_EPOCH_US: dict[Engine, Any] = {
+    Engine.DUCKDB: _builtin(_epoch_us, name="epoch_us"),
+    Engine.SPARK: _builtin(_unix_micros, name="unix_micros"),
+}
+_DECODE: dict[Engine, Any] = {
+    Engine.DUCKDB: _builtin(_from_base64, name="from_base64"),
+    Engine.SPARK: _builtin(_unbase64, name="unbase64"),
+}
 
 
 def _iso_us(text: ir.StringValue, engine: Engine) -> ir.IntegerValue:
     """ISO-8601 text (no offset means UTC) → µs since the epoch; null when it does not parse."""
     return _EPOCH_US[engine](text.try_cast("timestamp('UTC')"))
-
-
-_B64_HEX: dict[Engine, Any] = {
-    Engine.DUCKDB: lambda x: _duckdb_hex(_duckdb_from_base64(x)),
-    Engine.SPARK: lambda x: _spark_hex(_spark_unbase64(x)),
-}
 
 
 def _error_class(message: ir.StringValue) -> ir.StringValue:
