@@ -113,23 +113,22 @@ class EngineRead:
 def read_otlp_lines(session: EngineSession, paths: Sequence[Path]) -> EngineRead:
     """The canonical table of OTLP JSON-lines ``paths``, read in one engine scan."""
     names = [str(p) for p in paths]
-    lines = session.materialise(_lines(session, names))
-    try:
-        per_file = lines.group_by("source_file").aggregate(
-            n=lines.count(), bad=(~lines.ok).cast("int64").sum()
-        )
-        stats = {str(f): (int(n), int(b or 0)) for f, n, b in _rows(per_file)}
-        good = [n for n in names if n in stats and stats[n][1] == 0]
-        to_python = tuple(Path(n) for n in names if n not in good)
-        if not good:
-            return EngineRead(None, {}, to_python)
-        src = lines.filter(lines.source_file.isin(good))
-        spans = session.materialise(canonical(_spans(src), session.engine))
-        counts = spans.group_by("source_file").aggregate(n=spans.count())
-        rows = dict.fromkeys(good, 0) | {str(f): int(n) for f, n in _rows(counts)}
-        return EngineRead(spans, rows, to_python)
-    finally:
-        session.drop(lines)
+    # not materialised: the nested documents would not fit a bounded memory; the validity
+    # pass reads no document column, so the engine parses the JSON into structs only once
+    lines = _lines(session, names)
+    per_file = lines.group_by("source_file").aggregate(
+        n=lines.count(), bad=(~lines.ok).cast("int64").sum()
+    )
+    stats = {str(f): (int(n), int(b or 0)) for f, n, b in _rows(per_file)}
+    good = [n for n in names if n in stats and stats[n][1] == 0]
+    to_python = tuple(Path(n) for n in names if n not in good)
+    if not good:
+        return EngineRead(None, {}, to_python)
+    src = lines.filter(lines.source_file.isin(good))
+    spans = session.materialise(canonical(_spans(src), session.engine))
+    counts = spans.group_by("source_file").aggregate(n=spans.count())
+    rows = dict.fromkeys(good, 0) | {str(f): int(n) for f, n in _rows(counts)}
+    return EngineRead(spans, rows, to_python)
 
 
 def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
