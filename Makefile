@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all lint bench bench-large golden docs messages sysdeps clean
+.PHONY: demo test test-all lint bench bench-large bench-otlp golden docs messages sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# About 1 million spans of OTLP JSON lines in 8 files, read by the engine on DuckDB and on Spark;
+# the verdicts must be identical.
+bench-otlp: $(STAMP) sysdeps
+	$(BIN)/python -m bench.otlp
 
 # About 100 million spans, generated in 40 chunks to a folder of Parquet files (about 4 GiB).
 bench-large: $(STAMP)

@@ -161,6 +161,8 @@ def ingest(
     arrow_parts: list[pa.Table] = []
     sources: list[SourceFile] = []
     problems: list[Problem] = []
+    #: OTLP JSON-lines files the engine reads, in one scan after the loop (index in sources)
+    engine_bound: list[tuple[int, Path]] = []
     for path in _distinct(paths):
         if path.is_dir():  # what trace_files left of a directory: nothing in it to read
             fix = f"trace files end in {', '.join(TRACE_SUFFIXES)}"
@@ -191,6 +193,9 @@ def ingest(
                     part = _read_once(session, part, path)
                 parts.append(part)
                 rows = int(part.count().execute())
+            elif kind == "otlp" and _engine_reads(path):
+                engine_bound.append((len(sources), path))
+                continue
             else:
                 with reading(path):
                     table = _json_readers()[kind](path)
@@ -205,6 +210,10 @@ def ingest(
             problems.append(_unforeseen(path, exc))
             continue
         sources.append(SourceFile(str(path), kind, sha256_of(path), rows))
+    if engine_bound:
+        engine_part = _read_in_engine(session, engine_bound, sources, arrow_parts, problems)
+        if engine_part is not None:
+            parts.append(engine_part)
     if problems:
         raise TraceInputError(problems)
     if arrow_parts:
@@ -213,6 +222,67 @@ def ingest(
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     # Spark recomputes a lazy plan at every action: give it one materialised input
     return _quality(session, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
+
+
+#: OTLP JSON-lines files of at least this many bytes are read by the engine (0: all of them)
+OTLP_ENGINE_BYTES = 16 * 2**20
+
+
+def _engine_reads(path: Path) -> bool:
+    """Whether the engine reads this OTLP file: JSON lines (by extension) of at least
+    SLACHECK_OTLP_ENGINE_BYTES (default ``OTLP_ENGINE_BYTES``) bytes."""
+    from slacheck.trace.records import JSON_LINES_SUFFIXES
+
+    if path.suffix.lower() not in JSON_LINES_SUFFIXES:
+        return False
+    raw = os.environ.get("SLACHECK_OTLP_ENGINE_BYTES", "").strip()
+    try:
+        least = int(raw) if raw else OTLP_ENGINE_BYTES
+    except ValueError:
+        raise UsageError(f"SLACHECK_OTLP_ENGINE_BYTES={raw!r} is not a number of bytes") from None
+    return least >= 0 and path.stat().st_size >= least
+
+
+def _read_in_engine(
+    session: EngineSession,
+    bound: list[tuple[int, Path]],
+    sources: list[SourceFile],
+    arrow_parts: list[pa.Table],
+    problems: list[Problem],
+) -> ir.Table | None:
+    """Read the OTLP JSON-lines files in ``bound`` in one engine scan; the files the engine
+    leaves (a line that is not an export request) go to the Python reader, which says what is
+    wrong with them. Their sources are put back at their places in ``sources``."""
+    from slacheck.trace.otlp import read_otlp
+    from slacheck.trace.otlp_engine import read_otlp_lines
+
+    paths = [p for _, p in bound]
+    try:
+        read = read_otlp_lines(session, paths)
+    except Exception:  # the engine could not read them at all: the Python reader will say why
+        read = None
+    to_python = set(read.to_python) if read is not None else set(paths)
+    placed: list[tuple[int, SourceFile]] = []
+    for at, path in bound:
+        if path in to_python:
+            try:
+                with reading(path):
+                    table = read_otlp(path)
+            except TraceInputError as exc:
+                problems.extend(exc.problems)
+                continue
+            except _CONTENT_ERRORS as exc:
+                problems.append(_unforeseen(path, exc))
+                continue
+            arrow_parts.append(table)
+            rows = table.num_rows
+        else:
+            assert read is not None
+            rows = read.rows[str(path)]
+        placed.append((at, SourceFile(str(path), "otlp", sha256_of(path), rows)))
+    for offset, (at, source) in enumerate(placed):
+        sources.insert(at + offset, source)
+    return read.spans if read is not None else None
 
 
 #: file names a directory is searched for; anything else in it (READMEs, YAML) is not a trace

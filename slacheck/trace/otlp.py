@@ -45,8 +45,13 @@ def read_otlp(path: Path) -> pa.Table:
                     path, resource_spans, scope_key, at_resource, problems
                 ):
                     at_scope = f"{at_resource}{scope_key}[{j}]."
+                    scope = scope_spans.get("scope")
+                    # resource, then scope, then span attributes: the nearer one wins
+                    outer = resource_attrs | _attributes(
+                        scope.get("attributes") if isinstance(scope, dict) else None
+                    )
                     for k, span in _items(path, scope_spans, "spans", at_scope, problems):
-                        _add_span(rows, f"{at_scope}spans[{k}]", span, resource_attrs)
+                        _add_span(rows, f"{at_scope}spans[{k}]", span, outer)
     if problems:
         raise TraceInputError(problems)
     return rows.table()

@@ -1,0 +1,654 @@
+"""Read OTLP JSON lines (the collector's file exporter) in the engine: DuckDB or Spark parses the
+lines, unnests resource → scope → span and flattens the attributes through case expressions
+generated from the conventions table, so no span passes through Python.
+
+The result is the canonical table ``otlp.read_otlp`` builds for the same file, row for row (the
+same ``source_ref``, ``defect`` and ``kind``), so ingestion's set-aside accounting holds.
+
+What the engine path reads differently, and why files go to the Python reader instead:
+
+* A file with a line that is not a JSON object with a ``resourceSpans`` list (or ``{}``) is
+  read by the Python reader, which reports where and what is wrong.
+* A key written twice in one object is not detected (DuckDB and Spark keep one of them); a list
+  or object of the wrong type below ``resourceSpans`` reads as absent instead of a problem.
+* Attribute values are compared as the engine writes them as text: a ``doubleValue`` written
+  ``1.0`` or ``1e3`` may read as a different string than Python's ``str(float)`` in a text column.
+* Only the first level of an ``arrayValue`` is read (``openai-processing-ms`` style headers);
+  a ``kvlistValue`` counts as present but has no value (as in the Python reader, where it is an
+  object), and a dotted name is not looked up inside one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ibis
+import ibis.expr.datatypes as dt
+import ibis.expr.types as ir
+
+from slacheck.engine import Engine, EngineSession
+from slacheck.trace.conventions import FieldRule, KindRule, table
+from slacheck.trace.schema import BY_NAME, COLUMNS, Kind, SetAside, Status
+
+# -- the raw shape, one description for both engines -------------------------------------------
+
+_S = "string"
+_SCALAR: dict[str, Any] = {
+    "stringValue": _S,
+    "boolValue": _S,
+    "intValue": _S,
+    "doubleValue": _S,
+    "bytesValue": _S,
+}
+#: AnyValue: scalars as the text the engine reads them as; one level of arrays; kvlists present
+_ANY: dict[str, Any] = {
+    **_SCALAR,
+    "arrayValue": {"values": [_SCALAR]},
+    "kvlistValue": {"values": [{"key": _S}]},
+}
+_ATTRS: list[Any] = [{"key": _S, "value": _ANY}]
+_SPAN: dict[str, Any] = {
+    "traceId": _S,
+    "spanId": _S,
+    "parentSpanId": _S,
+    "name": _S,
+    "startTimeUnixNano": _S,
+    "endTimeUnixNano": _S,
+    "status": {"code": _S, "message": _S},
+    "attributes": _ATTRS,
+}
+_SCOPE_SPANS: list[Any] = [{"scope": {"attributes": _ATTRS}, "spans": [_SPAN]}]
+#: one line of the file: an ExportTraceServiceRequest
+LINE: dict[str, Any] = {
+    "resourceSpans": [
+        {
+            "resource": {"attributes": _ATTRS},
+            "scopeSpans": _SCOPE_SPANS,
+            "instrumentationLibrarySpans": _SCOPE_SPANS,
+        }
+    ]
+}
+_SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")
+
+
+def _duckdb_structure(node: Any) -> str:
+    """``LINE`` as a DuckDB ``json_transform`` structure."""
+    import json
+
+    def conv(n: Any) -> Any:
+        if isinstance(n, dict):
+            return {k: conv(v) for k, v in n.items()}
+        if isinstance(n, list):
+            return [conv(n[0])]
+        return "VARCHAR"
+
+    return json.dumps(conv(node), separators=(",", ":"))
+
+
+def _spark_ddl(node: Any) -> str:
+    """``LINE`` as a Spark DDL type."""
+    if isinstance(node, dict):
+        return "struct<" + ",".join(f"`{k}`:{_spark_ddl(v)}" for k, v in node.items()) + ">"
+    if isinstance(node, list):
+        return f"array<{_spark_ddl(node[0])}>"
+    return "string"
+
+
+# -- reading the lines --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineRead:
+    """What the engine read: the canonical spans of the files it could read, and the files it
+    left to the Python reader (a line that is not an OTLP export request, or no line at all)."""
+
+    spans: ir.Table | None
+    rows: dict[str, int]
+    to_python: tuple[Path, ...]
+
+
+def read_otlp_lines(session: EngineSession, paths: Sequence[Path]) -> EngineRead:
+    """The canonical table of OTLP JSON-lines ``paths``, read in one engine scan."""
+    names = [str(p) for p in paths]
+    # not materialised: the nested documents would not fit a bounded memory; the validity
+    # pass reads no document column, so the engine parses the JSON into structs only once
+    lines = _lines(session, names)
+    per_file = lines.group_by("source_file").aggregate(
+        n=lines.count(), bad=(~lines.ok).cast("int64").sum()
+    )
+    stats = {str(f): (int(n), int(b or 0)) for f, n, b in _rows(per_file)}
+    good = [n for n in names if n in stats and stats[n][1] == 0]
+    to_python = tuple(Path(n) for n in names if n not in good)
+    if not good:
+        return EngineRead(None, {}, to_python)
+    src = lines.filter(lines.source_file.isin(good))
+    spans = session.materialise(canonical(_spans(src), session.engine))
+    counts = spans.group_by("source_file").aggregate(n=spans.count())
+    rows = dict.fromkeys(good, 0) | {str(f): int(n) for f, n in _rows(counts)}
+    return EngineRead(spans, rows, to_python)
+
+
+def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in t.to_pyarrow().to_pylist() for r in [r.values()]]
+
+
+def _lines(session: EngineSession, names: list[str]) -> ir.Table:
+    """One row per non-blank line: ``source_file``, ``line`` (1-based, blank lines counted as
+    Python's reader counts them), ``ok`` (an object with a ``resourceSpans`` list, or ``{}``)
+    and ``doc`` (the line parsed to ``LINE``'s shape)."""
+    con = session.backend
+    if session.engine is Engine.DUCKDB:
+        files = "[" + ", ".join("'" + n.replace("'", "''") + "'" for n in names) + "]"
+        structure = _duckdb_structure(LINE).replace("'", "''")
+        sql = f"""
+            WITH f AS (
+                SELECT filename, string_split(content, chr(10)) AS ls FROM read_text({files})
+            ), l AS (
+                SELECT filename AS source_file, generate_subscripts(ls, 1) AS line,
+                       unnest(ls) AS text
+                FROM f
+            )
+            SELECT source_file, CAST(line AS BIGINT) AS line,
+                   coalesce(json_valid(text) AND json_type(text) = 'OBJECT'
+                            AND (json_type(text, '$.resourceSpans') = 'ARRAY'
+                                 OR json_keys(text) = []), false) AS ok,
+                   CASE WHEN json_valid(text) THEN json_transform(text, '{structure}') END AS doc
+            FROM l
+            WHERE trim(text, ' ' || chr(9) || chr(13)) <> ''
+        """
+        # a view, not ``con.sql``: Ibis reads a query's schema through a call DuckDB deprecates
+        view = f"slacheck_otlp_lines_{abs(hash(tuple(names))):x}"
+        con.raw_sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {sql}")
+        return con.table(view)
+    from pyspark.sql import functions as F
+
+    spark = con._session
+    uris = {Path(n).resolve().as_uri(): n for n in names}
+    raw = spark.read.text([str(Path(n).resolve()) for n in names], wholetext=True)
+    mapping = spark.createDataFrame(
+        [(u, n) for u, n in uris.items()]
+        + [(u.replace("file:///", "file:/", 1), n) for u, n in uris.items()],
+        "uri string, source_file string",
+    )
+    exploded = raw.select(
+        F.col("_metadata.file_path").alias("uri"),
+        F.posexplode(F.split(F.col("value"), "\n")).alias("pos", "text"),
+    ).where(~F.col("text").rlike(r"^\s*$"))
+    doc = F.from_json(F.col("text"), _spark_ddl(LINE))
+    head = F.get_json_object(F.col("text"), "$.resourceSpans")
+    ok = (
+        F.get_json_object(F.col("text"), "$").isNotNull()
+        & F.trim(F.col("text")).startswith("{")
+        & (F.trim(head).startswith("[") | F.col("text").rlike(r"^\s*\{\s*\}\s*$"))
+        & doc.isNotNull()
+    )
+    df = exploded.join(F.broadcast(mapping), "uri").select(
+        "source_file",
+        (F.col("pos") + 1).cast("bigint").alias("line"),
+        F.coalesce(ok, F.lit(False)).alias("ok"),
+        doc.alias("doc"),
+    )
+    view = f"slacheck_otlp_{abs(hash(tuple(names))):x}"
+    df.createOrReplaceTempView(view)
+    return con.table(view)
+
+
+# -- unnesting ----------------------------------------------------------------------------------
+
+
+def _spans(lines: ir.Table) -> ir.Table:
+    """One row per span: its file, reference, raw fields and its attributes (resource, scope
+    and span, in that order, so the span's own win as in the Python reader)."""
+    lines = lines.filter(lines.ok)
+    r = lines.select("source_file", "line", rs=lines.doc.resourceSpans)
+    r = r.unnest("rs", offset="i")
+    parts = []
+    for key in _SCOPE_KEYS:
+        s = r.select(
+            "source_file",
+            "line",
+            "i",
+            res=r.rs.resource.attributes,
+            ss=r.rs[key],
+            scope_key=ibis.literal(key),
+        )
+        parts.append(s.unnest("ss", offset="j"))
+    s = ibis.union(*parts, distinct=False)
+    s = s.select(
+        "source_file",
+        "line",
+        "i",
+        "j",
+        "scope_key",
+        "res",
+        scope=s.ss.scope.attributes,
+        sp=s.ss.spans,
+    )
+    s = s.unnest("sp", offset="k")
+    ref = (
+        ibis.literal("line ")
+        + s.line.cast("string")
+        + ": resourceSpans["
+        + s.i.cast("string")
+        + "]."
+        + s.scope_key
+        + "["
+        + s.j.cast("string")
+        + "].spans["
+        + s.k.cast("string")
+        + "]"
+    )
+    empty = ibis.literal([], type=dt.Array(s.res.type().value_type))
+    attrs = s.res.fill_null(empty).concat(
+        s.scope.fill_null(empty), s.sp.attributes.fill_null(empty)
+    )
+    return s.select(
+        source_file=s.source_file,
+        source_ref=ref,
+        trace_id=s.sp.traceId,
+        span_id=s.sp.spanId,
+        parent_id=s.sp.parentSpanId,
+        name=s.sp["name"],
+        start=s.sp.startTimeUnixNano,
+        end=s.sp.endTimeUnixNano,
+        code=s.sp.status.code,
+        message=s.sp.status.message,
+        attrs=attrs,
+    )
+
+
+# -- values -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Value:
+    """An attribute's value as the Python reader would see it: which variant it is, and its
+    text when it is a scalar."""
+
+    present: ir.BooleanValue
+    text: ir.StringValue  # null unless a scalar (string, bool, int, double, bytes)
+    is_array: ir.BooleanValue
+    first: ir.StringValue  # the array's first element as text
+    array_empty: ir.BooleanValue
+    variant: ir.StringValue  # "string", "bool", "int", "double", "array", "kvlist", "bytes"
+
+
+def _scalar_text(v: ir.StructValue) -> ir.StringValue:
+    return ibis.coalesce(v.stringValue, v.boolValue, v.intValue, v.doubleValue, v.bytesValue)
+
+
+def _value(v: ir.StructValue) -> _Value:
+    # the first key present wins, in the Python reader's order
+    variant = ibis.cases(
+        (v.stringValue.notnull(), "string"),
+        (v.boolValue.notnull(), "bool"),
+        (v.intValue.notnull(), "int"),
+        (v.doubleValue.notnull(), "double"),
+        (v.arrayValue.notnull(), "array"),
+        (v.kvlistValue.notnull(), "kvlist"),
+        (v.bytesValue.notnull(), "bytes"),
+        else_=ibis.null(dt.string),
+    )
+    values = v.arrayValue["values"]
+    is_array = (variant == "array").fill_null(False)
+    return _Value(
+        present=variant.notnull(),
+        text=ibis.ifelse(variant.isin(["array", "kvlist"]), ibis.null(dt.string), _scalar_text(v)),
+        is_array=is_array,
+        first=_scalar_text(values[0]),
+        array_empty=values.fill_null(ibis.literal([], type=values.type())).length() == 0,
+        variant=variant,
+    )
+
+
+def _strip(text: ir.StringValue) -> ir.StringValue:
+    """Leading and trailing whitespace removed. Not Ibis's ``strip``: on Spark it trims the
+    letters ``v`` and ``f`` (its ``\\v\\f`` escapes are not Spark SQL's), so "false" → "alse"."""
+    return text.re_replace(r"^\s+|\s+$", "")
+
+
+_INTEGER = r"^\s*[+-]?[0-9]+\s*$"
+_INT64 = 2.0**63
+
+
+def _as_int(text: ir.StringValue) -> ir.IntegerValue:
+    """``records.as_int`` on a scalar's text: integers, integral floats within int64; null
+    otherwise (the caller adds the defect)."""
+    exact = ibis.ifelse(
+        text.re_search(_INTEGER), _strip(text).try_cast("int64"), ibis.null(dt.int64)
+    )
+    number = _strip(text).try_cast("float64")
+    integral = (
+        number.notnull()
+        & ~number.isnan()
+        & ~number.isinf()
+        & (number.floor() == number)
+        & (number >= -_INT64)
+        & (number < _INT64)
+    )
+    return ibis.coalesce(
+        exact,
+        ibis.ifelse(
+            text.re_search(_INTEGER), ibis.null(dt.int64), ibis.ifelse(integral, number, None)
+        ).cast("int64"),
+    )
+
+
+def _as_float(text: ir.StringValue) -> ir.FloatingValue:
+    return _strip(text).try_cast("float64")
+
+
+def _as_bool(text: ir.StringValue) -> ir.BooleanValue:
+    low = _strip(text).lower()
+    return ibis.cases((low == "true", True), (low == "false", False), else_=ibis.null(dt.boolean))
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One field rule applied: its converted value (null when unparseable) and whether it
+    could not be converted."""
+
+    value: ir.Value
+    bad: ir.BooleanValue
+
+
+_TO_MS = {"s": 1000.0, "ms": 1.0, "us": 0.001, "ns": 0.000001}
+
+
+def _convert(rule: FieldRule, v: _Value) -> _Read:
+    """``conventions._converter`` in the engine; ``bad`` where Python raises ``Unparseable``."""
+    column = BY_NAME[rule.field]
+    typ = column.type
+    if rule.unit == "timestamp":  # the first token's arrival; checked with the timestamps
+        return _Read(v.text, ibis.literal(False))
+    import pyarrow as pa
+
+    if pa.types.is_floating(typ):
+        text = ibis.ifelse(v.is_array, v.first, v.text)
+        num = _as_float(text)
+        value = num * _TO_MS[rule.unit or "ms"]
+        return _Read(value, num.isnull())
+    if pa.types.is_integer(typ):
+        num = _as_int(v.text)
+        return _Read(num + rule.offset if rule.offset else num, num.isnull())
+    if pa.types.is_boolean(typ):
+        flag = _as_bool(v.text)
+        return _Read(flag, flag.isnull())
+    return _Read(v.text, ibis.literal(False))
+
+
+# -- the canonical table ------------------------------------------------------------------------
+
+
+def _keys(kinds: Sequence[KindRule], fields: Sequence[FieldRule]) -> list[str]:
+    return list(dict.fromkeys([r.attribute for r in kinds] + [r.attribute for r in fields]))
+
+
+def canonical(s: ir.Table, engine: Engine) -> ir.Table:
+    """The canonical columns of unnested spans, as ``otlp._add_span`` and ``SpanRows`` make
+    them, driven by the ``otlp`` rows of the conventions table."""
+    kinds, fields = table().rows_for("otlp")
+    keys = _keys(kinds, fields)
+    col = {k: f"_a{i}" for i, k in enumerate(keys)}
+    # the last attribute of each name (span over scope over resource, later over earlier)
+    found = s.mutate(**{col[k]: s.attrs.filter(lambda a, k=k: a.key == k) for k in keys})
+    found = found.mutate(
+        **{
+            col[k]: ibis.ifelse(
+                found[col[k]].length() > 0,
+                found[col[k]][found[col[k]].length() - 1].value,
+                ibis.null(found[col[k]].type().value_type.fields["value"]),
+            )
+            for k in keys
+        }
+    ).drop("attrs")
+    values = {k: _value(found[col[k]]) for k in keys}
+
+    out: dict[str, ir.Value] = {}
+    defects: list[ir.StringValue] = []
+    first_token: ir.StringValue | None = None
+    first_token_variant: ir.StringValue | None = None
+    by_field: dict[str, list[FieldRule]] = {}
+    for rule in fields:
+        by_field.setdefault(rule.field, []).append(rule)
+    # each field: the first rule whose attribute is present; defects in the order of the rules
+    winners: dict[int, ir.BooleanValue] = {}
+    for rules in by_field.values():
+        earlier: ir.BooleanValue = ibis.literal(False)
+        for rule in rules:
+            winners[id(rule)] = values[rule.attribute].present & ~earlier
+            earlier = earlier | values[rule.attribute].present
+    for rule in fields:
+        read = _convert(rule, values[rule.attribute])
+        wins = winners[id(rule)]
+        defects.append(
+            ibis.ifelse(
+                wins & read.bad,
+                ibis.literal(f"{SetAside.UNPARSEABLE_NUMBER}:{rule.field}"),
+                ibis.null(dt.string),
+            )
+        )
+        if rule.unit == "timestamp":
+            v = values[rule.attribute]
+            first_token = ibis.ifelse(wins, read.value, first_token)
+            first_token_variant = ibis.ifelse(wins, v.variant, first_token_variant)
+            continue
+        cases = out.setdefault(rule.field, ibis.null(_ibis_type(rule.field)))
+        out[rule.field] = ibis.ifelse(wins, read.value.cast(_ibis_type(rule.field)), cases)
+
+    kind = ibis.literal(str(Kind.OTHER))
+    operation = ibis.null(dt.string)
+    for krule in reversed(kinds):
+        v = values[krule.attribute]
+        hit = v.present
+        if krule.value is not None:
+            hit = hit & (v.text.lower() == krule.value.lower()).fill_null(False)
+        kind = ibis.ifelse(hit, ibis.literal(str(krule.kind)), kind)
+        operation = ibis.ifelse(hit, ibis.literal(krule.operation, type=dt.string), operation)
+    out["operation"] = ibis.coalesce(out.get("operation", ibis.null(dt.string)), operation)
+
+    t = found
+    start, start_bad = _nanos_us(t.start, engine)
+    end, end_bad = _nanos_us(t.end, engine)
+    ft_us, ft_bad = _first_token_us(first_token, first_token_variant, engine)
+    defects += [
+        _defect(start_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:start_us"),
+        _defect(end_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:end_us"),
+        _defect(ft_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:ttft_ms"),
+    ]
+    from_first = (ft_us.cast("float64") - start.cast("float64")) / 1000.0
+    out["ttft_ms"] = ibis.coalesce(from_first, out.get("ttft_ms", ibis.null(dt.float64)))
+
+    failed = _strip(t.code).isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
+    error_type = out.get("error_type", ibis.null(dt.string))
+    error_type = ibis.ifelse(error_type.isnull() & failed, _error_class(t.message), error_type)
+    out["error_type"] = error_type
+    out["status"] = _status(failed, error_type, out.get("http_status"), t.message)
+    out["kind"] = kind
+    out["task_id"] = _otlp_id(t.trace_id, 16, engine)
+    out["span_id"] = _otlp_id(t.span_id, 8, engine)
+    out["parent_span_id"] = _otlp_id(t.parent_id, 8, engine)
+    out["name"] = t.name
+    out["start_us"] = start
+    out["end_us"] = end
+    out["duration_ms"] = (end.cast("float64") - start.cast("float64")) / 1000.0
+    out["source_file"] = t.source_file
+    out["source_ref"] = t.source_ref
+    joined = ibis.literal(";").join(defects)
+    out["defect"] = ibis.ifelse(joined == "", ibis.null(dt.string), joined)
+    rows = t.select(
+        **{
+            c.name: out.get(c.name, ibis.null(_ibis_type(c.name))).cast(_ibis_type(c.name))
+            for c in COLUMNS
+        }
+    )
+    return _with_tasks(rows)
+
+
+def _ibis_type(name: str) -> dt.DataType:
+    return ibis.dtype(BY_NAME[name].type)
+
+
+def _defect(flag: ir.BooleanValue, text: str) -> ir.StringValue:
+    return ibis.ifelse(flag.fill_null(False), ibis.literal(text), ibis.null(dt.string))
+
+
+def _nanos_us(raw: ir.StringValue, engine: Engine) -> tuple[ir.IntegerValue, ir.BooleanValue]:
+    """``*UnixNano`` text → (µs, unparseable) as ``otlp._nanos`` and ``SpanRows`` read it:
+    digits are nanoseconds (0 means unset), blank is unset, other text is ISO-8601."""
+    text = _strip(raw)
+    blank = raw.isnull() | (text == "")
+    digits = text.re_search(r"^[0-9]+$").fill_null(False)
+    # n // 1000 for a non-negative integer: drop its last three digits
+    us_text = ibis.ifelse(text.length() > 3, text.substr(0, text.length() - 3), "0")
+    from_digits = us_text.try_cast("int64")
+    zero = digits & text.re_search(r"^0+$").fill_null(False)
+    from_iso = _iso_us(text, engine)
+    value = ibis.cases(
+        (blank | zero, ibis.null(dt.int64)),
+        (digits, from_digits),
+        else_=from_iso,
+    )
+    bad = ~blank & ~zero & value.isnull()
+    return value, bad
+
+
+def _first_token_us(
+    text: ir.StringValue | None, variant: ir.StringValue | None, engine: Engine
+) -> tuple[ir.IntegerValue, ir.BooleanValue]:
+    """A ``timestamp`` rule's value → (µs, unparseable): an ``intValue`` is nanoseconds, a
+    string ISO-8601 (a JSON-encoded string is unwrapped first); anything else unparseable."""
+    if text is None or variant is None:
+        return ibis.null(dt.int64), ibis.literal(False)
+    quoted = (text.length() > 1) & text.startswith('"') & text.endswith('"')
+    unq = ibis.ifelse(quoted, text.substr(1, text.length() - 2), text)
+    stripped = _strip(unq)
+    number = _as_int(text)
+    from_int = number // 1000
+    iso = ibis.ifelse(stripped == "", ibis.null(dt.int64), _iso_us(stripped, engine))
+    value = ibis.cases(
+        (variant.isin(["string", "bytes"]), iso),
+        (variant == "int", from_int),
+        else_=ibis.null(dt.int64),
+    )
+    blank = variant.isin(["string", "bytes"]) & (stripped == "")
+    bad = variant.notnull() & ~blank.fill_null(False) & value.isnull()
+    return value, bad
+
+
+def _otlp_id(raw: ir.StringValue, size: int, engine: Engine) -> ir.StringValue:
+    """``otlp._otlp_id``, lower-cased: hex as written, base64 of ``size`` bytes as hex."""
+    b64 = r"^[A-Za-z0-9+/]{22}==$" if size == 16 else r"^[A-Za-z0-9+/]{11}=$"
+    hex_ok = (raw.length() == 2 * size) & raw.re_search(r"^[0-9a-fA-F]+$")
+    decoded = _HEX(_DECODE[engine](raw))
+    return ibis.cases(
+        (raw.isnull() | (raw == ""), ibis.null(dt.string)),
+        (hex_ok, raw),
+        (raw.re_search(b64), decoded),
+        else_=raw,
+    ).lower()
+
+
+def _hex(x: dt.binary) -> str:  # type: ignore[empty-body]
+    """The engine's hex of a blob (DuckDB and Spark: ``hex``)."""
+
+
+def _from_base64(x: str) -> dt.binary:
+    """DuckDB's base64 decoding."""
+
+
+def _unbase64(x: str) -> dt.binary:
+    """Spark's base64 decoding."""
+
+
+def _epoch_us(x: dt.timestamp) -> dt.int64:
+    """DuckDB's microseconds since the epoch."""
+
+
+def _unix_micros(x: dt.timestamp) -> dt.int64:
+    """Spark's microseconds since the epoch."""
+
+
+_builtin: Any = ibis.udf.scalar.builtin
+_HEX = _builtin(_hex, name="hex")
+_EPOCH_US: dict[Engine, Any] = {
+    Engine.DUCKDB: _builtin(_epoch_us, name="epoch_us"),
+    Engine.SPARK: _builtin(_unix_micros, name="unix_micros"),
+}
+_DECODE: dict[Engine, Any] = {
+    Engine.DUCKDB: _builtin(_from_base64, name="from_base64"),
+    Engine.SPARK: _builtin(_unbase64, name="unbase64"),
+}
+
+
+def _iso_us(text: ir.StringValue, engine: Engine) -> ir.IntegerValue:
+    """ISO-8601 text (no offset means UTC) → µs since the epoch; null when it does not parse."""
+    return _EPOCH_US[engine](text.try_cast("timestamp('UTC')"))
+
+
+def _error_class(message: ir.StringValue) -> ir.StringValue:
+    """``records.error_class``: the class of ``RateLimitError('...')``, or a short first line."""
+    line = _strip(_strip(message).re_extract(r"^([^\r\n]*)", 1))
+    cls = line.re_extract(r"^([A-Za-z_][A-Za-z0-9_.]*)\s*[(:]", 1)
+    return ibis.cases(
+        (message.isnull() | (line == ""), ibis.null(dt.string)),
+        (cls != "", cls),
+        (line.length() <= 100, line),
+        else_=ibis.null(dt.string),
+    )
+
+
+def _status(
+    failed: ir.BooleanValue,
+    error_type: ir.StringValue,
+    http: ir.IntegerValue | None,
+    message: ir.StringValue,
+) -> ir.StringValue:
+    """``records.classify_status`` in the engine."""
+    texts = [error_type.fill_null("")]
+    squashed = [error_type.fill_null("").lower().re_replace(r"[\s_.\-]", "")]
+    msg = ibis.ifelse(failed, message.fill_null(""), "")
+    texts.append(msg)
+    squashed.append(msg.lower().re_replace(r"[\s_.\-]", ""))
+    http_v = http if http is not None else ibis.null(dt.int64)
+
+    def any_of(pattern: str, among: list[ir.StringValue]) -> ir.BooleanValue:
+        hit: ir.BooleanValue = ibis.literal(False)
+        for t in among:
+            hit = hit | t.re_search(pattern).fill_null(False)
+        return hit
+
+    throttled = (
+        (http_v == 429).fill_null(False)
+        | any_of("ratelimit|throttl|toomanyrequests", squashed)
+        | any_of(r"\b429\b", texts)
+    )
+    timeout = http_v.isin([408, 504]).fill_null(False) | any_of(
+        "timeout|timedout|deadlineexceeded", squashed
+    )
+    error = failed | (error_type.fill_null("") != "") | (http_v >= 500).fill_null(False)
+    return ibis.cases(
+        (throttled, str(Status.THROTTLED)),
+        (timeout, str(Status.TIMEOUT)),
+        (error, str(Status.ERROR)),
+        else_=str(Status.OK),
+    )
+
+
+def _with_tasks(t: ir.Table) -> ir.Table:
+    """``records._with_tasks`` per file: a root span (no parent in its own file) of kind other
+    is the task."""
+    keys = t.select(
+        _f=t.source_file, _t=t.task_id, _s=t.span_id, _here=ibis.literal(True)
+    ).distinct()
+    j = t.left_join(
+        keys,
+        [t.source_file == keys._f, t.task_id == keys._t, t.parent_span_id == keys._s],
+    )
+    here = j._here.fill_null(False)
+    base = ibis.ifelse(j.kind == str(Kind.TASK), str(Kind.OTHER), j.kind)
+    kind = ibis.ifelse(~here & (base == str(Kind.OTHER)), str(Kind.TASK), base)
+    return j.select(*[kind.name("kind") if c.name == "kind" else j[c.name] for c in COLUMNS])

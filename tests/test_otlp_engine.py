@@ -1,0 +1,167 @@
+"""OTLP JSON lines read by the engine: the same canonical rows and the same set-aside accounting
+as the Python reader, without the Python reader parsing a span."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import slacheck.trace.otlp as otlp
+from slacheck.engine import Engine, EngineConfig, EngineSession
+from slacheck.trace.generate import TrafficProfile, generate, write
+from slacheck.trace.ingest import ingest
+from slacheck.trace.otlp import read_otlp
+from slacheck.trace.otlp_engine import read_otlp_lines
+from slacheck.trace.schema import ARROW_SCHEMA
+
+DATA = Path(__file__).parent / "data"
+#: the OTLP fixtures written as one JSON document; the test writes each as JSON lines
+DOCUMENTS = [
+    DATA / "readers" / "otlp_genai.json",
+    DATA / "vercel_ai" / "stream_generate_embed.json",
+    DATA / "openinference" / "agent_llm_tool_retriever.json",
+    DATA / "openllmetry" / "workflow_chat_embedding.json",
+    DATA / "langfuse_otel" / "generation.json",
+    DATA / "langsmith_otel" / "chain_llm.json",
+    DATA / "real" / "otlp" / "opentelemetry-proto-example-trace.json",
+]
+
+
+def _sorted(t: pa.Table) -> pa.Table:
+    return t.sort_by([("source_file", "ascending"), ("source_ref", "ascending")])
+
+
+def _python(paths: list[Path]) -> pa.Table:
+    return _sorted(pa.concat_tables([read_otlp(p) for p in paths]))
+
+
+def _engine(paths: list[Path], engine: Engine = Engine.DUCKDB) -> pa.Table:
+    with EngineSession(EngineConfig(engine=engine)) as session:
+        read = read_otlp_lines(session, paths)
+        assert read.to_python == ()
+        assert read.spans is not None
+        return _sorted(read.spans.to_pyarrow())
+
+
+def _same(engine: pa.Table, python: pa.Table) -> None:
+    assert engine.schema.equals(ARROW_SCHEMA)
+    assert engine.num_rows == python.num_rows
+    for name in ARROW_SCHEMA.names:
+        a, b = engine.column(name).to_pylist(), python.column(name).to_pylist()
+        for ref, x, y in zip(python.column("source_ref").to_pylist(), a, b, strict=True):
+            if isinstance(x, float) and isinstance(y, float):
+                assert x == pytest.approx(y, rel=1e-12), (name, ref)
+            else:
+                assert x == y, (name, ref, x, y)
+
+
+@pytest.fixture(scope="module")
+def lines(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Each fixture as JSON lines (twice, a blank line between: line numbers count it), the
+    JSONL fixture as it is, and generated traffic with malformed rows."""
+    folder = tmp_path_factory.mktemp("otlp-lines")
+    out = []
+    for doc in DOCUMENTS:
+        text = json.dumps(json.loads(doc.read_text("utf-8")))
+        path = folder / f"{doc.stem}.jsonl"
+        path.write_text(f"{text}\n\n{text}\n", encoding="utf-8")
+        out.append(path)
+    out.append(DATA / "readers" / "otlp_genai.jsonl")
+    generated = folder / "generated.jsonl"
+    traffic = generate(TrafficProfile(tasks=60, days=2, seed=11, malformed=12))
+    write(traffic, generated, "otlp")
+    out.append(generated)
+    return out
+
+
+def test_same_rows_as_the_python_reader(lines: list[Path]) -> None:
+    _same(_engine(lines), _python(lines))
+
+
+@pytest.fixture
+def engine_always(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """Every OTLP JSON-lines file goes to the engine; records each Python OTLP read."""
+    monkeypatch.setenv("SLACHECK_OTLP_ENGINE_BYTES", "0")
+    called: list[Path] = []
+    real = otlp.read_otlp
+
+    def spy(path: Path) -> pa.Table:
+        called.append(path)
+        return real(path)
+
+    monkeypatch.setattr(otlp, "read_otlp", spy)
+    yield called
+
+
+def test_ingest_takes_the_engine_path(
+    lines: list[Path], engine_always: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = ingest(lines)
+    assert engine_always == []  # no span was parsed in Python
+    monkeypatch.setenv("SLACHECK_OTLP_ENGINE_BYTES", "-1")  # never the engine
+    python = ingest(lines)
+    assert sorted(engine_always) == sorted(lines)
+    assert engine.quality.to_dict() == python.quality.to_dict()
+    q = engine.quality
+    assert q.rows_read == q.rows_used + q.rows_set_aside
+    assert q.set_aside  # the generated file's malformed rows
+    assert [s.rows for s in engine.sources] == [s.rows for s in python.sources]
+    assert [s.path for s in engine.sources] == [s.path for s in python.sources]
+    cols = ["source_file", "source_ref", "task_id", "span_id", "kind", "status", "orphan"]
+    a = engine.spans.select(cols).order_by(["source_file", "source_ref"]).to_pyarrow()
+    b = python.spans.select(cols).order_by(["source_file", "source_ref"]).to_pyarrow()
+    assert a.equals(b)
+
+
+def test_a_directory_is_one_scan(
+    lines: list[Path], engine_always: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i, path in enumerate(lines):
+        (tmp_path / f"{i:02d}-{path.name}").write_bytes(path.read_bytes())
+    scans: list[int] = []
+    import slacheck.trace.otlp_engine as oe
+
+    real = oe.read_otlp_lines
+
+    def counted(session: EngineSession, paths: Any) -> Any:
+        scans.append(len(paths))
+        return real(session, paths)
+
+    monkeypatch.setattr(oe, "read_otlp_lines", counted)
+    traces = ingest([tmp_path])
+    assert scans == [len(lines)] and engine_always == []
+    assert traces.quality.rows_read == sum(read_otlp(p).num_rows for p in lines)
+
+
+def test_a_bad_line_sends_its_file_to_the_python_reader(
+    tmp_path: Path, engine_always: list[Path]
+) -> None:
+    good = DATA / "readers" / "otlp_genai.jsonl"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(good.read_text("utf-8") + '{"resourceSpans": {"not": "a list"}}\n')
+    from slacheck.errors import TraceInputError
+
+    with pytest.raises(TraceInputError) as info:
+        ingest([good, bad])
+    assert engine_always == [bad]  # the good file stayed in the engine
+    assert "expected a list" in info.value.problems[0].message
+
+
+def test_below_the_threshold_python_reads(lines: list[Path], monkeypatch: Any) -> None:
+    monkeypatch.delenv("SLACHECK_OTLP_ENGINE_BYTES", raising=False)
+    called: list[Path] = []
+    real = otlp.read_otlp
+    monkeypatch.setattr(otlp, "read_otlp", lambda p: called.append(p) or real(p))
+    ingest(lines[:1])
+    assert called == lines[:1]
+
+
+@pytest.mark.spark
+def test_spark_reads_the_same_rows(lines: list[Path]) -> None:
+    small = [lines[0], lines[-2], lines[-1]]  # GenAI fixture, base64 ids, generated traffic
+    _same(_engine(small, Engine.SPARK), _python(small))
