@@ -79,8 +79,13 @@ def region_key(name: str) -> str:
     return name.strip().lower()
 
 
+def _trimmed(text: ir.StringValue) -> ir.StringValue:
+    # not .strip(): Ibis compiles it on Spark to a trim that also drops the letters v and f
+    return text.re_replace(r"^\s+|\s+$", "")
+
+
 def region_key_expr(region: ir.StringValue) -> ir.StringValue:
-    return region.strip().lower().nullif("")
+    return _trimmed(region).lower().nullif("")
 
 
 def state_expr(status: ir.StringValue) -> ir.StringValue:
@@ -103,7 +108,7 @@ def model_base(name: str) -> str:
 
 
 def model_base_expr(model: ir.StringValue) -> ir.StringValue:
-    return model.lower().strip().re_replace(_PATH_PREFIX, "").re_replace(_SNAPSHOT, "")
+    return _trimmed(model.lower()).re_replace(_PATH_PREFIX, "").re_replace(_SNAPSHOT, "")
 
 
 def region_from_model_expr(model: ir.StringValue) -> ir.StringValue:
@@ -176,7 +181,7 @@ def provider_key_expr(provider: ir.StringValue) -> ir.StringValue:
     """A provider as compared: lower case, without an SDK's API suffix (the Vercel AI SDK
     writes ``openai.chat``, ``anthropic.messages``); OpenTelemetry's dotted names
     (``gcp.vertex_ai``, ``aws.bedrock``) keep their dots."""
-    return provider.strip().lower().re_replace(_API_SUFFIX, "")
+    return _trimmed(provider).lower().re_replace(_API_SUFFIX, "")
 
 
 def provider_key(name: str) -> str:
