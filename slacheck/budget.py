@@ -351,6 +351,8 @@ class Budget:
     span_sum_ms: float  # Σ llm, tool and retrieval span time
     busy_ms: float  # Σ per task of the union of those spans (the critical path)
     tools: ToolParallelism
+    #: model-call rows set aside at ingestion: in no task's budget
+    calls_set_aside: int = 0
     notes: tuple[str, ...] = field(default=())
 
     def part(self, name: str) -> Part:
@@ -409,6 +411,7 @@ class Budget:
             "network_calls": self.network_calls,
             "unsplit_calls": self.unsplit_calls,
             "container_spans": self.container_spans,
+            "calls_set_aside": self.calls_set_aside,
             "span_sum_ms": self.span_sum_ms,
             "busy_ms": self.busy_ms,
             "sum_to_task": self.sum_to_task,
@@ -522,7 +525,9 @@ def analyse(traces: Traces) -> Budget:
             saving_per_task_ms=saving / n if n else 0.0,
         ),
     )
-    return _with_notes(budget)
+    bad = traces.set_aside_rows
+    lost = int(bad.filter((bad.kind == "llm").fill_null(False)).count().execute())
+    return _with_notes(replace(budget, calls_set_aside=lost))
 
 
 def _with_notes(b: Budget) -> Budget:
@@ -531,8 +536,13 @@ def _with_notes(b: Budget) -> Budget:
         notes.append("no task has a task time (no root span, and no task complete): no budget")
     if b.tasks_without_time:
         notes.append(
-            f"{b.tasks_without_time} task(s) left out: no root task span and spans missing "
-            "(orphans or set-aside rows), so their task time is unknown"
+            f"{b.tasks_without_time} task(s) left out: rows set aside leave their task time "
+            "unknown, or only a subtree of the task is in the export"
+        )
+    if b.calls_set_aside:
+        notes.append(
+            f"{b.calls_set_aside} model call(s) were set aside at ingestion and are in no "
+            "task's budget (see slacheck traces inspect for the reasons)"
         )
     if b.tasks_clamped:
         notes.append(

@@ -209,6 +209,9 @@ def field_check_tables(check: FieldCheck, lang: str = "en") -> list[Table | Grou
             block.append(safe(f"   → {fix}\n"), style="green")
             blocks.append(block)
         parts.append(Group(*blocks))
+    lost = check.losses.notes(whole_period=True)
+    if lost:
+        parts.append(Group(*[plain(render(n, lang), style="yellow") for n in lost]))
     if check.mismatches:
         blocks = [Text("\n" + words["mismatches"], style="bold")]
         for m in check.mismatches:

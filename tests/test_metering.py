@@ -325,6 +325,15 @@ latency:
     ]
     t = traces(tmp_path, rows)
     got = by_key(evaluate(c, t, period="2026-07").results)
+    # the field check and the budget say it too, over the whole effective period
+    lost = check_fields(c, t).losses
+    assert lost.to_dict() == {
+        "set_aside": {"impossible_value:ttft_ms": 1},
+        "scope_field_missing": {"provider": 1},
+    }
+    from slacheck.budget import analyse
+
+    assert analyse(t).calls_set_aside == 1
     for key in (("availability", "2026-07"), ("L", "2026-07")):
         r = got[key]
         assert (r.good, r.total) == (1, 1)

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -31,7 +31,7 @@ from slacheck.match.mismatch import (
     term_coverage,
 )
 from slacheck.messages import NC_, Message, MessageCode
-from slacheck.metering.context import Metering
+from slacheck.metering.context import Losses, Metering
 from slacheck.metering.derive import (
     ScopeMatch,
     model_base,
@@ -362,6 +362,8 @@ class FieldCheck:
     items: tuple[FieldItem, ...]
     mismatches: tuple[Mismatch, ...]
     scope: ScopeMatch
+    #: model calls in the effective period no term can count: set aside, or without a scope field
+    losses: Losses = field(default_factory=lambda: Losses({}, {}))
 
     def gaps(self) -> tuple[FieldItem, ...]:
         """Items not measurable as recorded (derivable, partial, not measurable, no data):
@@ -384,6 +386,8 @@ class FieldCheck:
             "items": [i.to_dict() for i in self.items],
             "mismatches": [m.to_dict() for m in self.mismatches],
             "scope": self.scope.to_dict(),
+            "lost": self.losses.to_dict(),
+            "lost_notes": [n.to_dict() for n in self.losses.notes(whole_period=True)],
         }
 
 
@@ -508,9 +512,8 @@ def check_fields(
     )
     items = tuple(sorted(unordered, key=lambda i: i.item))
     mismatches = find_mismatches(contract, traces, c, t, coverage=coverage, metering=m)
-    return FieldCheck(
-        items, mismatches, scope_match(c, contract.scope, contract.readings.model_scope)
-    )
+    matched = scope_match(c, contract.scope, contract.readings.model_scope)
+    return FieldCheck(items, mismatches, matched, m.total_losses)
 
 
 def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, FieldItem]:

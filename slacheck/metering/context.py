@@ -47,6 +47,7 @@ from slacheck.windows import (
 )
 
 _QUARTER_HOUR = 15 * 60_000_000
+_YEAR_2200_US = 7_258_118_400_000_000  # beyond any timestamp ingestion keeps
 _EPOCH = dt.date(1970, 1, 1)
 
 
@@ -115,6 +116,10 @@ class LossSays(MessageCode):
         "metering.losses.undated",
         "{n} model calls set aside without a start time may belong here too",
     )
+    SET_ASIDE_ALL = NC_(
+        "metering.losses.set_aside_all",
+        "{n} model calls in the effective period were set aside and are not counted ({why})",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +140,15 @@ class Losses:
             "scope_field_missing": dict(sorted(self.scope_field_missing.items())),
         }
 
-    def notes(self, undated: int = 0) -> tuple[Message, ...]:
-        """What a result says of them (``undated``: calls set aside without a start time)."""
+    def notes(self, undated: int = 0, *, whole_period: bool = False) -> tuple[Message, ...]:
+        """What a result says of them (``undated``: calls set aside without a start time;
+        ``whole_period``: the losses are the effective period's, not one window's)."""
         out = []
         if self.set_aside:
             n = sum(self.set_aside.values())
             why = [LossSays.REASON(reason=k, n=v) for k, v in sorted(self.set_aside.items())]
-            out.append(LossSays.SET_ASIDE(n=n, why=why))
+            said = LossSays.SET_ASIDE_ALL if whole_period else LossSays.SET_ASIDE
+            out.append(said(n=n, why=why))
         for name, n in sorted(self.scope_field_missing.items()):
             out.append(LossSays.SCOPE_FIELD_MISSING(n=n, field=name))
         if undated:
@@ -308,6 +315,20 @@ class Metering:
         for w, m, n in zip(df["_w"], df["_m"], df["n"], strict=True):
             out.setdefault(str(w), ({}, {}))[1][str(m).removesuffix("_missing")] = int(n)
         return {w: Losses(a, b) for w, (a, b) in out.items()}
+
+    @cached_property
+    def total_losses(self) -> Losses:
+        """``losses`` over the whole effective period; calls set aside without a start time
+        are counted in too, as they may fall anywhere."""
+        start, end = self.effective_us
+        every = CalendarWindow("all", start, _YEAR_2200_US if end is None else end, "UTC")
+        by = self.losses([every])
+        whole = by.get("all", Losses({}, {}))
+        undated = by.get("", Losses({}, {}))
+        merged = dict(whole.set_aside)
+        for k, v in undated.set_aside.items():
+            merged[k] = merged.get(k, 0) + v
+        return Losses(merged, dict(whole.scope_field_missing))
 
     # ---- credits
 
