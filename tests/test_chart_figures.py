@@ -94,8 +94,12 @@ def test_speed_histogram_marks_a_lower_bound(inputs: ReportInputs) -> None:
             assert not d.at_most and d.monthly == ()
             assert "upper bound" not in svg
             assert "tokens/s" in svg
-            if d.bound is not None:
+            if d.bound == "mixed":  # generation speed where recorded, else its lower bound
+                assert "a bound where not recorded" in svg
+            elif d.bound is not None:
                 assert d.bound == "lower" and "lower bound" in svg
+        elif d.bound == "mixed":  # each call's own figure where recorded, else a later point's
+            assert "a bound where not recorded" in svg and "upper bound" not in svg
         elif d.bound is not None:
             assert d.bound == "upper" and "upper bound" in svg
 

@@ -75,7 +75,8 @@ class Distribution:
     percentile: float | None  # the occurrence objective's percentile, if any
     measured_at: str  # the point the values were read at
     #: "upper" (a later point stands in: values ≥ the contracted ones), "lower" (whole-request
-    #: speed stands in for generation speed: values ≤ the contracted ones), or None
+    #: speed stands in for generation speed: values ≤ the contracted ones), "mixed" (each
+    #: unit's own value where recorded, else such a bound, as the check counts), or None
     bound: str | None
     monthly: tuple[tuple[str, float], ...]  # (window, observed) as the check reported them
     unit_word: str = "calls"  # what one value is: "calls" or "tasks"
@@ -253,6 +254,7 @@ def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
         bound = {
             "upper": "（上界替代值）" if zh else " (upper bound)",
             "lower": "（下界替代值）" if zh else " (lower bound)",
+            "mixed": "（未记录者以界值计）" if zh else " (a bound where not recorded)",
         }.get(d.bound or "", "")
         unit = "" if d.unit == "ms" else f" ({d.unit})"
         ax.set_xlabel(f"{fmt.point(d.measured_at)}{bound}{unit}")

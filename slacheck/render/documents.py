@@ -736,17 +736,23 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
         units = term_units(ctx, term, base)
         t = units.table
         t = t.filter(
-            (t._state == "ok")
+            t._state.isin(["ok", "unknown"])  # answered, as the check measures
             & t._ex.isnull()
             & (t.start_us >= w.start_us)
             & (t.start_us < w.end_us)
         )
-        cols = t.select("_p", "_f").to_pyarrow()
-        p = cols.column("_p").drop_null().to_numpy(zero_copy_only=False).astype(np.float64)
-        fb = cols.column("_f").drop_null().to_numpy(zero_copy_only=False).astype(np.float64)
-        use_fallback = units.fallback is not None and p.size < cols.num_rows and fb.size > 0
+        # the figures the check counts: each unit's own contracted value, else its bound
+        cols = t.select("_p", "_m").to_pyarrow()
+        exact = cols.column("_p").drop_null()
+        values = np.sort(
+            cols.column("_m").drop_null().to_numpy(zero_copy_only=False).astype(np.float64)
+        )
+        mixed = 0 < len(exact) < values.size
+        use_fallback = units.fallback is not None and len(exact) == 0 and values.size > 0
         point = units.fallback if use_fallback and units.fallback else units.primary
-        values = np.sort(fb if use_fallback else p)
+        bound = None
+        if units.fallback is not None and units.fallback.bound is not None:
+            bound = "mixed" if mixed else str(units.fallback.bound) if use_fallback else None
         obj = term.objective
         monthly = tuple(
             (r.window, float(r.observed))
@@ -766,7 +772,7 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
                 unit="tokens/s" if tps else "ms",
                 percentile=obj.percentile if isinstance(obj, OccurrenceObjective) else None,
                 measured_at=point.name,
-                bound=str(point.bound) if use_fallback and point.bound is not None else None,
+                bound=bound,
                 monthly=monthly,
                 unit_word="tasks"
                 if term.measurement_point is MeasurementPoint.TASK_END_TO_END
