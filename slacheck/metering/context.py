@@ -292,10 +292,21 @@ class Metering:
 
     # ---- what could not be counted
 
+    @cached_property
+    def _losses_cache(self) -> dict[tuple[tuple[str, int, int], ...], dict[str, Losses]]:
+        return {}
+
     def losses(self, windows: list[CalendarWindow]) -> dict[str, Losses]:
         """Per window label: model calls set aside at ingestion (those without a start time
         under ``""``: they could fall in any window) and in-effect calls the contract's scope
-        cannot be decided for (a scope field missing on the call)."""
+        cannot be decided for (a scope field missing on the call). Computed once per set of
+        windows: every term over the same windows reads the same losses."""
+        key = tuple((w.label, w.start_us, w.end_us) for w in windows)
+        if key not in self._losses_cache:
+            self._losses_cache[key] = self._losses(windows)
+        return self._losses_cache[key]
+
+    def _losses(self, windows: list[CalendarWindow]) -> dict[str, Losses]:
         out: dict[str, tuple[dict[str, int], dict[str, int]]] = {}
         if not windows:
             return {}
