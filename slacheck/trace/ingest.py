@@ -197,8 +197,7 @@ def ingest(
                 engine_bound.append((len(sources), path))
                 continue
             else:
-                with reading(path):
-                    table = _json_readers()[kind](path)
+                table = _read_json(path, _json_readers()[kind])
                 arrow_parts.append(table)
                 rows = table.num_rows
         except TraceInputError as exc:
@@ -266,13 +265,9 @@ def _read_in_engine(
     for at, path in bound:
         if path in to_python:
             try:
-                with reading(path):
-                    table = read_otlp(path)
+                table = _read_json(path, read_otlp)
             except TraceInputError as exc:
                 problems.extend(exc.problems)
-                continue
-            except _CONTENT_ERRORS as exc:
-                problems.append(_unforeseen(path, exc))
                 continue
             arrow_parts.append(table)
             rows = table.num_rows
@@ -324,6 +319,16 @@ _CONTENT_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     duckdb.Error,
 )
+
+
+def _read_json(path: Path, reader: Callable[[Path], pa.Table]) -> pa.Table:
+    """One JSON trace file through its Python reader, inside the input boundary: content the
+    reader did not foresee is a located ``TraceInputError`` too, never a traceback."""
+    try:
+        with reading(path):
+            return reader(path)
+    except _CONTENT_ERRORS as exc:
+        raise TraceInputError([_unforeseen(path, exc)]) from None
 
 
 def _unforeseen(path: Path, exc: BaseException) -> Problem:
