@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-from functools import reduce
 from typing import Any
 
 import ibis
@@ -46,7 +45,7 @@ from slacheck.contract.model import (
 from slacheck.messages import NC_, Message, MessageCode, Param
 from slacheck.metering import derive
 from slacheck.metering.context import CheckContext, Exclusion, Losses, example_ids
-from slacheck.metering.rank import nearest_rank
+from slacheck.metering.rank import nearest_rank, order_stats
 from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -581,20 +580,8 @@ def percentile_rank(
 def _order_stats(
     t: ir.Table, column: str, wanted: Mapping[str, Iterable[int]]
 ) -> dict[str, dict[int, float]]:
-    """The values at the given 1-based ranks (ascending) per window: a few rows come back."""
-    if not wanted:
-        return {}
-    v = t.filter(t._state.isin(_ANSWERED) & t[column].notnull())
-    r = v.mutate(_rn=ibis.row_number().over(ibis.window(group_by=v._w, order_by=v[column])) + 1)
-    cond = reduce(
-        lambda a, b: a | b,
-        [(r._w == label) & r._rn.isin(sorted(set(ranks))) for label, ranks in wanted.items()],
-    )
-    df = r.filter(cond).select("_w", "_rn", _val=r[column]).execute()
-    out: dict[str, dict[int, float]] = {}
-    for label, rn, val in zip(df["_w"], df["_rn"], df["_val"], strict=True):
-        out.setdefault(str(label), {})[int(rn)] = float(val)
-    return out
+    """The values at the given 1-based ranks (ascending) per window, among answered units."""
+    return order_stats(t.filter(t._state.isin(_ANSWERED)), "_w", column, wanted)
 
 
 def _occurrence(

@@ -13,7 +13,7 @@ import ibis.expr.types as ir
 from slacheck.engine import Engine, engine_of
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
-from slacheck.metering.rank import nearest_rank
+from slacheck.metering.rank import nearest_rank, order_stats
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -66,19 +66,8 @@ def percentile_by_window(
         str(w): nearest_rank(int(n), percentile)
         for w, n in zip(counts["window"], counts["_n"], strict=True)
     }
-    if not ks:
-        return {}
-    ranked = v.select(
-        "window",
-        _v=v[column],
-        # row_number counts from 0; ties in value are interchangeable
-        _rn=ibis.row_number().over(ibis.window(group_by=v["window"], order_by=v[column])),
-    )
-    wanted = ibis.cases(
-        *[(ranked["window"] == w, k - 1) for w, k in ks.items()], else_=ibis.literal(-1)
-    )
-    df = ranked.filter(ranked._rn == wanted).select("window", "_v").execute()
-    return {str(w): float(x) for w, x in zip(df["window"], df["_v"], strict=True)}
+    stats = order_stats(v, "window", column, {w: (k,) for w, k in ks.items()})
+    return {w: stats[w][k] for w, k in ks.items() if k in stats.get(w, {})}
 
 
 def examples_by_window(
