@@ -33,16 +33,6 @@ class CalendarWindow:
     #: the contract's effective period cuts this window: it is counted over less than its label
     clipped: bool = False
 
-    @property
-    def days(self) -> float:
-        return (self.end_us - self.start_us) / 86_400e6
-
-    def covered_days(self, data_start_us: int | None, data_end_us: int | None) -> float:
-        if data_start_us is None or data_end_us is None:
-            return 0.0
-        lo, hi = max(self.start_us, data_start_us), min(self.end_us, data_end_us)
-        return max(0.0, (hi - lo) / 86_400e6)
-
 
 def to_us(when: dt.datetime) -> int:
     return int(when.timestamp()) * 1_000_000 + when.microsecond

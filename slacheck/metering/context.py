@@ -393,11 +393,6 @@ class Metering:
             return ibis.null().cast("string")
         return ibis.cases(*cases, else_=ibis.null().cast("string"))
 
-    def excluded_task_ids(self, calls: ir.Table) -> ir.Table:
-        """Tasks holding at least one excluded call (a task-level term excludes the whole task)."""
-        marked = calls.mutate(_ex=self.exclusion_reason(calls))
-        return marked.filter(marked._ex.notnull()).select("task_id").distinct()
-
 
 def example_ids(
     t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None
