@@ -51,11 +51,11 @@ docs: $(STAMP)
 # (new codes arrive with an empty msgstr; the test suite fails until they are translated).
 LOCALE := slacheck/locale
 messages: $(STAMP)
-	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords -k NC_:1c,2 -k _ -k gettext \
+	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords -k NC_:1c,2 -k _ -k gettext -k ngettext:1,2 -k pgettext:1c,2 -k npgettext:1c,2,3 \
 		--sort-by-file --no-wrap --project slacheck --copyright-holder "slacheck authors" \
 		-o $(LOCALE)/slacheck.pot .
 	$(BIN)/pybabel update -i $(LOCALE)/slacheck.pot -d $(LOCALE) -D slacheck -l zh_CN \
-		--no-wrap --ignore-obsolete --init-missing
+		--no-wrap --ignore-obsolete --init-missing --no-fuzzy-matching
 
 golden: $(STAMP)
 	SLACHECK_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden

@@ -18,6 +18,8 @@ with that many decimals, lists joined with the language's comma (``{x:semi}``: s
 
 from __future__ import annotations
 
+import gettext
+import io
 import re
 import string
 from collections.abc import Mapping, Sequence
@@ -27,6 +29,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Self, TypeAlias
 
+from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
 
@@ -40,6 +43,7 @@ __all__ = [
     "placeholders",
     "render",
     "template_for",
+    "translations",
 ]
 
 Param: TypeAlias = "str | int | float | bool | Message | Sequence[Param] | None"
@@ -132,6 +136,22 @@ def _catalogue(lang: str) -> dict[tuple[str, str], str]:
         if complete and not m.fuzzy and m.context:
             out[(m.context, str(m.id))] = str(m.string)
     return out
+
+
+@lru_cache(maxsize=len(LOCALES))
+def translations(lang: str) -> gettext.NullTranslations:
+    """The whole catalogue for ``lang`` as a gettext object (contexts and plural forms included),
+    for Jinja's i18n extension: document prose in ``{% trans %}`` blocks is translated from the
+    same ``.po`` file as every message code. English is the msgid itself (plurals by n == 1)."""
+    if _check(lang) == "en":
+        return gettext.NullTranslations()
+    path = resources.files("slacheck").joinpath(f"locale/{LOCALES[lang]}/LC_MESSAGES/{_DOMAIN}.po")
+    with path.open("rb") as fh:
+        catalog = read_po(fh, locale=LOCALES[lang], domain=_DOMAIN)
+    buf = io.BytesIO()
+    write_mo(buf, catalog, use_fuzzy=False)  # a fuzzy entry is no translation: English shows
+    buf.seek(0)
+    return gettext.GNUTranslations(buf)
 
 
 def template_for(code: MessageCode, lang: str) -> str | None:

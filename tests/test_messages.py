@@ -28,6 +28,7 @@ import slacheck.match.mismatch
 import slacheck.metering.context
 import slacheck.metering.peak
 import slacheck.render.claim
+import slacheck.render.words
 from slacheck.contract.load import load_contract, load_contract_text
 from slacheck.contract.review import review
 from slacheck.evaluate import evaluate
@@ -84,12 +85,50 @@ def _specs(template: str) -> set[tuple[str, str]]:
     return {(n, s or "") for _, n, s, _ in string.Formatter().parse(template) if n}
 
 
+def _template_msgids() -> set[tuple[str | None, str]]:
+    """What `make messages` extracts from the document templates, extracted afresh."""
+    from babel.messages.extract import extract_from_dir
+
+    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+    found = extract_from_dir(
+        str(ROOT / "slacheck" / "templates"),
+        method_map=[("**.j2", "jinja2")],
+        options_map={"**.j2": {"trimmed": "true", "extensions": "jinja2.ext.i18n"}},
+        keywords=keywords,
+    )
+    out: set[tuple[str | None, str]] = set()
+    for _file, _line, message, _comments, context in found:
+        out.add((context, message if isinstance(message, str) else message[0]))
+    return out
+
+
 def test_catalogue_has_no_stale_fuzzy_or_empty_entries() -> None:
     cat = _catalogue()
-    current = {(str(c), c.template) for c in _codes()}
+    current = {(str(c), c.template) for c in _codes()} | _template_msgids()
     entries = [m for m in cat if m.id]
-    assert {(m.context, m.id) for m in entries} == current, "run `make messages`"
-    assert not [m.context for m in entries if m.fuzzy or not m.string]
+    ids = {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in entries}
+    assert ids == current, "run `make messages`"
+    untranslated = [m.id for m in entries if m.fuzzy or not all(_strings(m))]
+    assert not untranslated, f"translate these (no fuzzy, no empty msgstr): {untranslated[:10]}"
+
+
+def _strings(m: Any) -> tuple[str, ...]:
+    return tuple(m.string) if isinstance(m.string, tuple | list) else (m.string,)
+
+
+def test_template_prose_has_the_same_parameters_in_every_language() -> None:
+    cat = _catalogue()
+    import re
+
+    fields = re.compile(r"%\((\w+)\)s")
+    for m in cat:
+        if not m.id or m.context:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        want = set(fields.findall(ids[0]))
+        for text in _strings(m):
+            assert set(fields.findall(text)) == want, (m.id, text)
+            assert not english_runs(text), (m.id, text)
 
 
 def test_catalogue_ships_with_the_package() -> None:

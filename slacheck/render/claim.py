@@ -282,18 +282,41 @@ def _cell(value: Any) -> str:
 
 
 def render_letter(pack: ClaimPack, lang: str) -> str:
-    """The claim letter (Markdown) in ``lang``, from ``claim.<lang>.md.j2``."""
+    """The claim letter (Markdown) in ``lang``: one template, ``claim.md.j2``, its prose
+    translated from the message catalogue and its figures formatted for the language."""
+    from zoneinfo import ZoneInfo
+
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
+    from slacheck.messages import render, translations
+    from slacheck.render.documents import money
+    from slacheck.render.format import Formatter, check_lang
+
+    language = check_lang(lang)
     env = Environment(
         loader=PackageLoader("slacheck", "templates"),
-        autoescape=False,  # Markdown, not HTML
+        autoescape=False,  # Markdown, not HTML: trace text goes through mdcell
         undefined=StrictUndefined,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
     env.filters["mdcell"] = _mdcell
-    template = env.get_template(f"claim.{lang}.md.j2")
-    return template.render(pack=pack, data=pack.to_dict())
+    fmt = Formatter(language, ZoneInfo(pack.contract.contract.time_zone or "UTC"))
+    template = env.get_template("claim.md.j2")
+    return template.render(
+        pack=pack,
+        data=pack.to_dict(),
+        say=lambda m: render(m, language),
+        count=fmt.count,
+        pct=fmt.pct,
+        pct4=lambda v: fmt.pct(v, 4),
+        money=lambda amount, currency: money(amount, currency, language),
+        listing=fmt.listing,
+        exclusion=lambda r: fmt.name("exclusion", r),
+        sp="" if language == "zh" else " ",
+    )
 
 
 def _mdcell(value: Any) -> str:

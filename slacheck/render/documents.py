@@ -35,6 +35,7 @@ from slacheck.contract.model import (
 )
 from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
+from slacheck.messages import LOCALES, translations
 from slacheck.render import charts
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
 from slacheck.trace.ingest import Quality, SourceFile, Traces
@@ -160,11 +161,16 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
         keep_trailing_newline=True,
         # Markdown: entities only where a viewer would see markup, so the text stays readable
         finalize=md_text if family == "md" else None,
+        extensions=["jinja2.ext.i18n"],
     )
+    # document prose: {% trans %} blocks from the same catalogue as every message code;
+    # newstyle gettext escapes the parameters, and trimmed matches what `make messages` extracts
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
     fmt = Formatter(lang, ZoneInfo(zone))
     env.filters.update(fmt.filters())
     env.filters["breakable"] = breakable if family == "html" else str
-    env.filters["money"] = money
+    env.filters["money"] = lambda amount, currency: money(amount, currency, lang)
     env.globals.update(
         L=LABELS[lang],
         lang=lang,
@@ -925,11 +931,18 @@ def _by_severity(contract: Contract, results: Sequence[TermResult]) -> list[Term
     return sorted(results, key=lambda r: (_SEVERITY.index(str(r.verdict)), key(r)))
 
 
-def money(amount: Any, currency: Any) -> str:
-    """An amount in a currency: "CNY 45,000.00"."""
+def money(amount: Any, currency: Any, lang: str = "en") -> str:
+    """An amount with its ISO currency code, in the language's number format (Babel):
+    "CNY 45,000.00"; the code, not a symbol, so "¥" can never be read as yen or yuan."""
     if amount is None:
         return "—"
-    return f"{currency} {float(amount):,.2f}"
+    from babel.numbers import format_currency
+
+    code = str(currency or "").upper() or "XXX"
+    locale = LOCALES[check_lang(lang)]
+    return format_currency(
+        amount, code, format="¤¤\u00a0#,##0.00", locale=locale, currency_digits=False
+    )
 
 
 def render_prepared_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
