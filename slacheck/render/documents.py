@@ -178,6 +178,8 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
         f=fmt,
         verdict_colours=charts.VERDICT_COLOURS,
         version=__version__,
+        # what joins two sentences: a space in English, nothing in Chinese
+        sp="" if lang == "zh" else " ",
     )
     return env
 
@@ -218,7 +220,11 @@ def _render(doc: str, lang: str, fmt: DocFormat, context: dict[str, Any]) -> byt
         raise UsageError(f"no renderer registered for format {fmt!r}")
     contract: Contract = context["contract"]
     env = environment(language, contract.contract.time_zone or "UTC", renderer.family)
-    template = env.get_template(f"{doc}.{language}.{renderer.family}.j2")
+    # one template per document and format ({doc}.{family}.j2, prose from the catalogue);
+    # a document not yet moved keeps its per-language template
+    template = env.select_template(
+        [f"{doc}.{renderer.family}.j2", f"{doc}.{language}.{renderer.family}.j2"]
+    )
     text = template.render(css=_css() if renderer.family == "html" else "", **context)
     return renderer.finish(text)
 
