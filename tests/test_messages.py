@@ -32,7 +32,15 @@ from slacheck.contract.load import load_contract, load_contract_text
 from slacheck.contract.review import review
 from slacheck.evaluate import evaluate
 from slacheck.match.fields import DERIVABLE_NOW, SCHEMA_CHANGE, FieldSays, check_fields
-from slacheck.messages import LANGUAGES, Message, MessageCode, placeholders, render, template_for
+from slacheck.messages import (
+    LANGUAGES,
+    Message,
+    MessageCode,
+    placeholders,
+    plural_forms,
+    render,
+    template_for,
+)
 from slacheck.trace.ingest import ingest
 from slacheck.verdict import TermResult
 from tests import test_check_latency, test_check_others
@@ -71,6 +79,18 @@ def test_codes_are_unique_across_modules() -> None:
 @pytest.mark.parametrize("code", _codes(), ids=str)
 def test_every_code_has_an_english_template_and_a_chinese_translation(code: MessageCode) -> None:
     assert code.template.strip()
+    if code.plural is not None:
+        # a counting message: every form in both languages names the same parameters as the
+        # English plural (the singular may spell the count out), with the same format specs
+        forms = plural_forms(code, "zh")
+        assert forms, f"{code}: no current zh translation (run `make messages` and translate it)"
+        assert code.count in code.params
+        for form in (code.template, *forms):
+            assert placeholders(form) <= placeholders(code.plural) | {code.count}
+        for zh in forms:
+            assert placeholders(zh) == placeholders(code.plural)
+            assert _specs(zh) == _specs(code.plural)
+        return
     zh = template_for(code, "zh")
     assert zh, f"{code}: no current zh translation (run `make messages` and translate it)"
     # the same parameters in both languages, with the same format specs
@@ -86,10 +106,14 @@ def _specs(template: str) -> set[tuple[str, str]]:
 
 def test_catalogue_has_no_stale_fuzzy_or_empty_entries() -> None:
     cat = _catalogue()
-    current = {(str(c), c.template) for c in _codes()}
+    current = {
+        (str(c), c.template if c.plural is None else (c.template, c.plural)) for c in _codes()
+    }
     entries = [m for m in cat if m.id]
-    assert {(m.context, m.id) for m in entries} == current, "run `make messages`"
-    assert not [m.context for m in entries if m.fuzzy or not m.string]
+    found = {(m.context, m.id if isinstance(m.id, str) else tuple(m.id)) for m in entries}
+    assert found == current, "run `make messages`"
+    empty = [m.context for m in entries if m.fuzzy or not m.string or not all(m.string)]
+    assert not empty
 
 
 def test_catalogue_ships_with_the_package() -> None:
@@ -190,7 +214,7 @@ def _review_messages() -> tuple[Message, ...]:
 
 def _check(messages: tuple[Message, ...]) -> None:
     for m in messages:
-        assert set(m.params) == placeholders(m.code.template), m.code
+        assert set(m.params) == m.code.params, m.code
         for lang in LANGUAGES:
             text = render(m, lang)
             assert text.strip() and "{" not in text, (m.code, lang, text)
@@ -207,7 +231,9 @@ def test_review_messages_match_their_templates_in_both_languages() -> None:
 @pytest.mark.parametrize("code", _codes(), ids=str)
 def test_every_template_renders_in_chinese_without_english_prose(code: MessageCode) -> None:
     """Each code with stand-in parameters (a number, or a list where the spec joins one)."""
-    specs = dict(_specs(code.template))
+    specs = {n: s for t in code.templates for n, s in _specs(t)}
+    if code.count is not None:
+        specs.setdefault(code.count, "")
     params: dict[str, Any] = {
         name: [1, 2] if spec in ("semi", "and", "sentences") else 12.5
         for name, spec in specs.items()
