@@ -81,12 +81,13 @@ class MessageCode(StrEnum):
 
     The member's value is the code (stable: JSON consumers and tests match on it); its
     ``template`` is the English wording. Calling a member makes a ``Message``. A member
-    declared with ``NPC_`` also has a ``plural`` template and the ``count`` parameter's name.
+    declared with ``NPC_`` also has a ``plural`` template and, as ``count_param``, the name of
+    the parameter that counts.
     """
 
     template: str
     plural: str | None
-    count: str | None
+    count_param: str | None
 
     def __new__(
         cls, code: str, template: str, plural: str | None = None, count: str | None = None
@@ -95,7 +96,7 @@ class MessageCode(StrEnum):
         member._value_ = code
         member.template = template
         member.plural = plural
-        member.count = count
+        member.count_param = count
         return member
 
     @property
@@ -107,7 +108,7 @@ class MessageCode(StrEnum):
     def params(self) -> frozenset[str]:
         """The parameters a message of this code takes (the count among them)."""
         names = frozenset().union(*(placeholders(t) for t in self.templates))
-        return names if self.count is None else names | {self.count}
+        return names if self.count_param is None else names | {self.count_param}
 
     def __call__(self, **params: Param) -> Message:
         """The message with these parameters: exactly the fields its templates name."""
@@ -192,14 +193,15 @@ def template_for(code: MessageCode, lang: str, n: float = 1) -> str | None:
     cat = _catalogue(_check(lang))
     if code.plural is None:
         return code.template if lang == "en" else cat.singles.get((str(code), code.template))
-    forms = (
+    forms: tuple[str, ...] | None = (
         (code.template, code.plural)
         if lang == "en"
         else cat.plurals.get((str(code), code.template, code.plural))
     )
     if forms is None:
         return None
-    return forms[min(cat.form(_whole(n)), len(forms) - 1)]
+    index: int = cat.form(_whole(n))
+    return forms[min(index, len(forms) - 1)]
 
 
 def plural_forms(code: MessageCode, lang: str) -> tuple[str, ...] | None:
@@ -242,11 +244,12 @@ def render(message: Message, lang: str) -> str:
 
 
 def _count(message: Message) -> float:
-    if message.code.count is None:
+    if message.code.count_param is None:
         return 1
-    value = message.params[message.code.count]
+    value = message.params[message.code.count_param]
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"message {message.code.value}: count {message.code.count} is {value!r}")
+        name = message.code.count_param
+        raise TypeError(f"message {message.code.value}: count {name} is {value!r}")
     return value
 
 

@@ -84,9 +84,9 @@ def test_every_code_has_an_english_template_and_a_chinese_translation(code: Mess
         # English plural (the singular may spell the count out), with the same format specs
         forms = plural_forms(code, "zh")
         assert forms, f"{code}: no current zh translation (run `make messages` and translate it)"
-        assert code.count in code.params
+        assert code.count_param in code.params
         for form in (code.template, *forms):
-            assert placeholders(form) <= placeholders(code.plural) | {code.count}
+            assert placeholders(form) <= placeholders(code.plural) | {code.count_param}
         for zh in forms:
             assert placeholders(zh) == placeholders(code.plural)
             assert _specs(zh) == _specs(code.plural)
@@ -232,8 +232,8 @@ def test_review_messages_match_their_templates_in_both_languages() -> None:
 def test_every_template_renders_in_chinese_without_english_prose(code: MessageCode) -> None:
     """Each code with stand-in parameters (a number, or a list where the spec joins one)."""
     specs = {n: s for t in code.templates for n, s in _specs(t)}
-    if code.count is not None:
-        specs.setdefault(code.count, "")
+    if code.count_param is not None:
+        specs.setdefault(code.count_param, "")
     params: dict[str, Any] = {
         name: [1, 2] if spec in ("semi", "and", "sentences") else 12.5
         for name, spec in specs.items()

@@ -45,9 +45,7 @@ _NOT_COUNTS = {"term", "region", "whose", "what", "period", "file", "output", "f
 
 def count_before_plural(template: str) -> list[str]:
     """Where ``template`` puts a count before a plural noun, or says "(s)"."""
-    hits = [
-        m.group(0) for m in _COUNT_NOUN.finditer(template) if m.group(1) not in _NOT_COUNTS
-    ]
+    hits = [m.group(0) for m in _COUNT_NOUN.finditer(template) if m.group(1) not in _NOT_COUNTS]
     return hits + re.findall(r"\w+\(s\)", template)
 
 
@@ -92,7 +90,7 @@ def test_no_code_counts_a_plural_noun_without_a_plural_form() -> None:
 
 @pytest.mark.parametrize("code", [c for c in _codes() if c.plural is not None], ids=str)
 def test_a_counting_code_picks_its_form_by_the_count(code: MessageCode) -> None:
-    assert code.count is not None
+    assert code.count_param is not None
     assert template_for(code, "en", 1) == code.template
     for n in (0, 2, 5, 1.5):
         assert template_for(code, "en", n) == code.plural
@@ -101,7 +99,7 @@ def test_a_counting_code_picks_its_form_by_the_count(code: MessageCode) -> None:
     assert template_for(code, "zh", 1) == template_for(code, "zh", 2) == zh_forms[0]
     params: dict[str, Any] = dict.fromkeys(code.params, 7)
     for n in (1, 2):
-        message = code(**{**params, code.count: n})
+        message = code(**{**params, code.count_param: n})
         for lang in ("en", "zh"):
             assert "{" not in render(message, lang)
 
