@@ -239,7 +239,7 @@ def observed(value: float | None, unit: str) -> Message | None:
 
 def _columns(table: Table, lang: str, *codes: TerminalSays, **options: object) -> None:
     for code in codes:
-        table.add_column(say(code, lang), **options)  # type: ignore[arg-type]
+        table.add_column(Text(say(code, lang)), **options)  # type: ignore[arg-type]
 
 
 _SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
@@ -279,14 +279,16 @@ def summary_tables(summary: TraceSummary, lang: str = "en") -> list[Table]:
     for kind, n in d["kinds"].items():
         # a task may have several root spans: the task kind counts spans, not tasks
         label = say(t.ROOT_SPANS, lang) if kind == "task" else safe(kind)
-        head.add_row(f"  {label}", f"{n:,}")
+        head.add_row(Text(f"  {label}"), f"{n:,}")
     q = summary.quality
     head.add_row(say(t.ROWS_READ, lang), f"{q.rows_read:,}")
     head.add_row(say(t.ROWS_USED, lang), f"{q.rows_used:,}")
     head.add_row(say(t.ROWS_SET_ASIDE, lang), f"{q.rows_set_aside:,}")
     for reason, n in sorted(q.set_aside.items()):
         examples = list(q.examples.get(reason, ()))
-        head.add_row(plain(f"  {reason}"), say(t.SET_ASIDE_EXAMPLES(n=n, examples=examples), lang))
+        head.add_row(
+            plain(f"  {reason}"), Text(say(t.SET_ASIDE_EXAMPLES(n=n, examples=examples), lang))
+        )
     head.add_row(say(t.ORPHANS, lang), f"{q.orphans:,}")
     cov = Table(title=say(t.COVERAGE_TITLE, lang))
     cov.add_column(say(t.COLUMN_FIELD, lang))
@@ -294,7 +296,7 @@ def summary_tables(summary: TraceSummary, lang: str = "en") -> list[Table]:
     for c in summary.coverage:
         frac = "—" if c.fraction is None else f"{c.fraction:.1%}"
         cov.add_row(plain(c.field), f"{c.non_null:,}", f"{c.applicable:,}", frac)
-    files = Table(title=say(t.FILES_TITLE(n=len(summary.sources)), lang))
+    files = Table(title=Text(say(t.FILES_TITLE(n=len(summary.sources)), lang)))
     files.add_column(say(t.COLUMN_FILE, lang), overflow="fold")
     files.add_column(say(t.COLUMN_FORMAT, lang))
     files.add_column(say(t.COLUMN_ROWS, lang), justify="right")
@@ -401,7 +403,7 @@ def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
         counts=verdict_counts(evaluation),
         engine=evaluation.engine,
     )
-    table = Table(title=say(title, lang))
+    table = Table(title=Text(say(title, lang)))
     _columns(table, lang, t.COLUMN_TERM, t.COLUMN_WINDOW, t.COLUMN_VERDICT, no_wrap=True)
     _columns(table, lang, t.COLUMN_OBSERVED, t.COLUMN_GOOD_TOTAL, justify="right", no_wrap=True)
     for r in evaluation.results:
