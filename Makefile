@@ -47,11 +47,13 @@ docs: $(STAMP)
 	$(BIN)/python scripts/docs.py
 	$(BIN)/slacheck schema -o slacheck/contract/contract.schema.json
 
-# Message catalogues: extract every NC_("code", "template") into the .pot, merge into each .po
+# Message catalogues: extract every NC_("code", "template") and NPC_("code", "singular",
+# "plural", count=...) into the .pot, merge into each .po
 # (new codes arrive with an empty msgstr; the test suite fails until they are translated).
 LOCALE := slacheck/locale
 messages: $(STAMP)
-	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords -k NC_:1c,2 -k _ -k gettext -k ngettext:1,2 -k pgettext:1c,2 -k npgettext:1c,2,3 \
+	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords -k NC_:1c,2 -k NPC_:1c,2,3 -k _ -k gettext \
+		-k ngettext:1,2 -k pgettext:1c,2 -k npgettext:1c,2,3 \
 		--sort-by-file --no-wrap --project slacheck --copyright-holder "slacheck authors" \
 		-o $(LOCALE)/slacheck.pot .
 	$(BIN)/pybabel update -i $(LOCALE)/slacheck.pot -d $(LOCALE) -D slacheck -l zh_CN \

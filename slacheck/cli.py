@@ -17,9 +17,10 @@ from rich.console import Console
 from rich.text import Text
 
 from slacheck import __version__
-from slacheck.console import plain, safe
+from slacheck.console import plain, safe, say
 from slacheck.errors import InputError, Problem, SlacheckError, UsageError
 from slacheck.inputs import current_input
+from slacheck.messages import NC_, NPC_, MessageCode
 from slacheck.outputs import check_target, write_output
 from slacheck.render import jsonout
 
@@ -46,6 +47,67 @@ err = _console(stderr=True)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
+
+class CliSays(MessageCode):
+    """The command line's own lines: what was written, progress, the error frame. In the
+    language of the command's --lang, English where it has none."""
+
+    ERROR = NC_("cli.error", "error:")
+    AND_MORE = NC_("cli.error.and_more", "… and {n} more")
+    INTERNAL = NC_(
+        "cli.error.internal",
+        "internal error in `{command}` while processing {where}: {error} — a bug in slacheck, "
+        "not a verdict; please report it (SLACHECK_DEBUG=1 shows the traceback)",
+    )
+    NO_INPUT_FILE = NC_("cli.error.no_input_file", "(no input file)")
+    VALID = NC_("cli.validate.valid", "valid")
+    VALID_DETAIL = NPC_(
+        "cli.validate.detail",
+        "{path}  ({contract}, {n} latency term)",
+        "{path}  ({contract}, {n} latency terms)",
+    )
+    WROTE = NC_("cli.wrote", "wrote {path}")
+    WROTE_STARTER = NC_("cli.init.wrote", "wrote {path}; check it with: slacheck validate {path}")
+    PRESET_HINT = NC_(
+        "cli.init.preset_hint",
+        "the published terms only: check every number against the text you signed",
+    )
+    WROTE_SLOS = NPC_("cli.openslo.wrote", "wrote {path}: {n} SLO", "wrote {path}: {n} SLOs")
+    LEFT_OUT = NC_("cli.openslo.left_out", "left out: {what}")
+    READING_TRACES = NC_("cli.status.reading", "reading traces…")
+    WRITING_PARQUET = NC_("cli.status.writing_parquet", "writing Parquet…")
+    CHECKING = NC_("cli.status.checking", "checking terms…")
+    CHECKING_RENDERING = NC_("cli.status.checking_rendering", "checking and rendering…")
+    COMPUTING_CLAIM = NC_("cli.status.claim", "computing the claim…")
+    RUNNING_DEMO = NC_("cli.status.demo", "running the demo…")
+    PROGRESS = NC_("cli.status.progress", "{step}…")
+    GENERATING = NC_("cli.status.generating", "generating {tasks} over {days}…")
+    WROTE_CONVERTED = NC_(
+        "cli.convert.wrote",
+        "wrote {rows} ({used} used, {set_aside} set aside) in {files} under {folder}/",
+    )
+    WROTE_GENERATED = NC_("cli.generate.wrote", "wrote {path}: {spans}, {tasks}, {days} ({format})")
+    WROTE_CLAIM = NC_(
+        "cli.claim.wrote",
+        "wrote {folder}/: {calls} (affected_calls.csv sha256 {sha256}), {incidents}, letters in "
+        "en and zh",
+    )
+    DEMO_TITLE = NC_("cli.demo.title", "slacheck demo — {files} in {folder}/")
+    HEADLINES = NC_("cli.demo.headlines", "Headline findings")
+    ROWS = NPC_("cli.count.rows", "{n} row", "{n} rows")
+    FILES = NPC_("cli.count.files", "{n} file", "{n} files")
+    SPANS = NPC_("cli.count.spans", "{n} span", "{n} spans")
+    TASKS = NPC_("cli.count.tasks", "{n} task", "{n} tasks")
+    DAYS = NPC_("cli.count.days", "{n} day", "{n} days")
+    AFFECTED_CALLS = NPC_("cli.count.affected_calls", "{n} affected call", "{n} affected calls")
+    INCIDENTS = NPC_("cli.count.incidents", "{n} incident", "{n} incidents")
+
+
+def _lang_of(kwargs: dict[str, Any]) -> str:
+    """The language a command was given (--lang), English where it has none."""
+    return str(getattr(kwargs.get("lang"), "value", "en"))
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -60,14 +122,15 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
-def _error_line(message: str) -> None:
+def _error_line(message: str, lang: str = "en") -> None:
     # Text, not markup: messages quote user input such as "[98.0, 99.0)"; and terminal-safe,
     # for they quote keys and ids from the other side's files.
-    err.print(Text.assemble(("error: ", "bold red"), safe(message)), highlight=False)
+    label = say(CliSays.ERROR, lang) + ("" if lang == "zh" else " ")
+    err.print(Text.assemble((label, "bold red"), safe(message)), highlight=False)
 
 
-def _fail(message: str) -> NoReturn:
-    _error_line(message)
+def _fail(message: str, lang: str = "en") -> NoReturn:
+    _error_line(message, lang)
     raise typer.Exit(EXIT_BAD_INPUT)
 
 
@@ -92,16 +155,17 @@ def handles_input_errors(fn: F) -> F:
 
 def _run(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The command, with bad input, usage and bugs turned into a message and an exit code."""
+    lang = _lang_of(kwargs)
     try:
         return fn(*args, **kwargs)
     except InputError as exc:
         for problem in exc.problems:
-            _error_line(str(problem))
+            _error_line(str(problem), lang)
         if exc.more:
-            _error_line(f"… and {exc.more:,} more")
+            _error_line(say(CliSays.AND_MORE(n=exc.more), lang), lang)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except (UsageError, SlacheckError) as exc:
-        _fail(str(exc))
+        _fail(str(exc), lang)
     except typer.Exit:
         raise
     except Exception as exc:  # a bug: one line, exit 3, never 1 (which means "breached")
@@ -111,17 +175,15 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) 
 
 
 def _internal_error(command: str, exc: BaseException, kwargs: dict[str, Any]) -> NoReturn:
+    lang = _lang_of(kwargs)
     where = current_input()
     if where is None:
         paths = [str(v) for v in kwargs.values() if isinstance(v, Path)]
         paths += [str(p) for v in kwargs.values() if isinstance(v, list) for p in v]
-        where = ", ".join(paths) or "(no input file)"
+        where = ", ".join(paths) or say(CliSays.NO_INPUT_FILE, lang)
     detail = str(exc).splitlines()[0] if str(exc) else ""
-    _error_line(
-        f"internal error in `{command}` while processing {where}: "
-        f"{type(exc).__name__}{': ' + detail[:300] if detail else ''} — a bug in slacheck, "
-        "not a verdict; please report it (SLACHECK_DEBUG=1 shows the traceback)"
-    )
+    error = f"{type(exc).__name__}{': ' + detail[:300] if detail else ''}"
+    _error_line(say(CliSays.INTERNAL(command=command, where=where, error=error), lang), lang)
     raise typer.Exit(EXIT_INTERNAL)
 
 
@@ -172,8 +234,8 @@ def validate(
             problems.extend(exc.problems)
             more += exc.more
             continue
-        line = Text.assemble(("valid", "green"), safe(f"  {path}  ({c.contract.id}, "))
-        line.append(f"{len(c.latency)} latency terms)")
+        detail = CliSays.VALID_DETAIL(path=str(path), contract=c.contract.id, n=len(c.latency))
+        line = Text.assemble((say(CliSays.VALID), "green"), "  " + say(detail))
         out.print(line, highlight=False)
     if problems:
         raise InputError(problems, more=more)
@@ -194,7 +256,7 @@ def schema(
         sys.stdout.write(text)
     else:
         write_output(output, text)
-        err.print(plain(f"wrote {output}"))
+        err.print(say(CliSays.WROTE(path=str(output))), highlight=False)
 
 
 class Lang(StrEnum):
@@ -247,9 +309,9 @@ def init(
     if output.exists() and not force:
         raise UsageError(f"{output} exists; pass --force to overwrite it")
     write_output(output, text)
-    err.print(plain(f"wrote {output}; check it with: slacheck validate {output}"))
+    err.print(say(CliSays.WROTE_STARTER(path=str(output)), lang.value), highlight=False)
     if preset_name is not None:
-        err.print(plain("the published terms only: check every number against the text you signed"))
+        err.print(say(CliSays.PRESET_HINT, lang.value), highlight=False)
 
 
 @app.command()
@@ -305,9 +367,10 @@ def export_openslo(
         sys.stdout.write(exported.text)
     else:
         write_output(output, exported.text, [contract])
-        err.print(plain(f"wrote {output}: {len(exported.documents)} SLOs"))
+        wrote = CliSays.WROTE_SLOS(path=str(output), n=len(exported.documents))
+        err.print(say(wrote), highlight=False)
     for what in exported.left_out:
-        err.print(plain(f"left out: {what}"), highlight=False)
+        err.print(say(CliSays.LEFT_OUT(what=what)), highlight=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -350,6 +413,7 @@ def _ingest(
     engine: str,
     spark_master: str | None = None,
     verbose: bool = False,
+    lang: str = "en",
 ) -> Any:
     """Read the traces in an engine session that ends with the command (tables dropped, scratch
     removed). The environment configures the engine: see the README's engines section."""
@@ -360,7 +424,7 @@ def _ingest(
     config = EngineConfig.from_env(engine, spark_master=spark_master, verbose=verbose)
     session = EngineSession(config)
     _sessions.append(session)
-    with err.status("reading traces…"):
+    with err.status(say(CliSays.READING_TRACES, lang)):
         return ingest(
             paths,
             fmt=trace_format,
@@ -409,16 +473,17 @@ def traces_convert(
     from slacheck.trace.convert import convert
 
     traces = _ingest(paths, trace_format, mapping, engine, spark_master, verbose)
-    with err.status("writing Parquet…"):
+    with err.status(say(CliSays.WRITING_PARQUET)):
         done = convert(traces, output)
     q = traces.quality
-    out.print(
-        plain(
-            f"wrote {done.rows:,} rows ({q.rows_used:,} used, {q.rows_set_aside:,} set aside) "
-            f"in {done.files:,} files under {done.folder}/"
-        ),
-        highlight=False,
+    wrote = CliSays.WROTE_CONVERTED(
+        rows=CliSays.ROWS(n=done.rows),
+        used=q.rows_used,
+        set_aside=q.rows_set_aside,
+        files=CliSays.FILES(n=done.files),
+        folder=str(done.folder),
     )
+    out.print(say(wrote), highlight=False)
 
 
 @traces_app.command("conventions")
@@ -476,12 +541,19 @@ def generate(
         raise UsageError("--start must be in 1970–2199 and --days at most 3660 (ten years)")
     check_target(output)
     profile = TrafficProfile(tasks=tasks, days=days, seed=seed, start=first, malformed=malformed)
-    with err.status(f"generating {tasks} tasks over {days} days…"):
+    with err.status(
+        say(CliSays.GENERATING(tasks=CliSays.TASKS(n=tasks), days=CliSays.DAYS(n=days)))
+    ):
         table = make(profile)
         write(table, output, fmt.value)
-    err.print(
-        plain(f"wrote {output}: {table.num_rows} spans, {tasks} tasks, {days} days ({fmt.value})")
+    wrote = CliSays.WROTE_GENERATED(
+        path=str(output),
+        spans=CliSays.SPANS(n=table.num_rows),
+        tasks=CliSays.TASKS(n=tasks),
+        days=CliSays.DAYS(n=days),
+        format=fmt.value,
     )
+    err.print(say(wrote), highlight=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -518,7 +590,8 @@ def fields(
     from slacheck.render.markdown import fields_markdown
 
     c = load_contract(contract)
-    result = check_fields(c, _ingest(traces, trace_format, mapping, engine, spark_master, verbose))
+    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
+    result = check_fields(c, loaded)
     if fmt is ReportFormat.json:
         sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
@@ -564,8 +637,8 @@ def check(
     if junit is not None:
         check_target(junit, _inputs(contract, traces, mapping))
     c = load_contract(contract)
-    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
-    with err.status("checking terms…"):
+    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
+    with err.status(say(CliSays.CHECKING, lang.value)):
         result = evaluate(c, loaded, period=period)
     if junit is not None:
         write_output(junit, to_junit(result, lang.value), _inputs(contract, traces, mapping))
@@ -626,9 +699,9 @@ DocFormatOpt = Annotated[
 ]
 
 
-def _write_document(output: Path, data: bytes, inputs: list[Path]) -> None:
+def _write_document(output: Path, data: bytes, inputs: list[Path], lang: str = "en") -> None:
     write_output(output, data, inputs, make_parents=True)
-    err.print(plain(f"wrote {output}"))
+    err.print(say(CliSays.WROTE(path=str(output)), lang), highlight=False)
 
 
 @app.command()
@@ -642,9 +715,8 @@ def draft(
 
     kind = format_for(output, fmt)
     check_target(output, [contract])
-    _write_document(
-        output, render_draft(load_contract(contract), lang=lang.value, fmt=kind), [contract]
-    )
+    data = render_draft(load_contract(contract), lang=lang.value, fmt=kind)
+    _write_document(output, data, [contract], lang.value)
 
 
 @app.command()
@@ -681,12 +753,14 @@ def accept(
     check_target(output, inputs)
     c = load_contract(contract)
     loaded = (
-        _ingest(traces, trace_format, mapping, engine, spark_master, verbose) if traces else None
+        _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
+        if traces
+        else None
     )
     data = render_accept(
         c, loaded, lang=lang.value, fmt=kind, contract_file=contract, period=period
     )
-    _write_document(output, data, inputs)
+    _write_document(output, data, inputs, lang.value)
 
 
 @app.command()
@@ -728,16 +802,16 @@ def report(
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
     c = load_contract(contract)
-    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
-    with err.status("checking and rendering…"):
+    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
+    with err.status(say(CliSays.CHECKING_RENDERING, lang.value)):
         prepared = prepare_report(
             c, loaded, period=period, contract_file=contract, issued=issue_date
         )
         data = render_prepared_report(prepared, lang=lang.value, fmt=kind)
     csv_path = evidence_path(output, prepared)
     check_target(csv_path, inputs)
-    _write_document(output, data, inputs)
-    _write_document(csv_path, prepared.evidence.data, inputs)
+    _write_document(output, data, inputs, lang.value)
+    _write_document(csv_path, prepared.evidence.data, inputs, lang.value)
 
 
 @app.command()
@@ -758,7 +832,6 @@ def claim(
     Writes claim.json, affected_calls.csv, letter.en.md and letter.zh.md into the folder.
     Exit 1 when a credit is due, 0 when none is."""
     from slacheck.contract.load import load_contract
-    from slacheck.messages import render
     from slacheck.render.claim import prepare_claim, render_letter
 
     inputs = _inputs(contract, traces, mapping)
@@ -772,7 +845,7 @@ def claim(
         check_target(path, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
-    with err.status("computing the claim…"):
+    with err.status(say(CliSays.COMPUTING_CLAIM)):
         pack = prepare_claim(c, loaded, period=period)
     data: dict[str, bytes | str] = {
         "claim.json": jsonout.dumps(pack.to_dict()),
@@ -782,15 +855,14 @@ def claim(
     }
     for name, path in files.items():
         write_output(path, data[name], inputs, make_parents=True)
-    out.print(plain(render(pack.message, "en")), highlight=False)
-    out.print(
-        plain(
-            f"wrote {output}/: {pack.affected_rows:,} affected calls "
-            f"(affected_calls.csv sha256 {pack.affected_sha256}), "
-            f"{len(pack.incidents):,} incidents, letters in en and zh"
-        ),
-        highlight=False,
+    out.print(say(pack.message), highlight=False)
+    wrote = CliSays.WROTE_CLAIM(
+        folder=str(output),
+        calls=CliSays.AFFECTED_CALLS(n=pack.affected_rows),
+        sha256=pack.affected_sha256,
+        incidents=CliSays.INCIDENTS(n=len(pack.incidents)),
     )
+    out.print(say(wrote), highlight=False)
     raise typer.Exit(EXIT_FINDINGS if pack.due else EXIT_OK)
 
 
@@ -814,16 +886,19 @@ def demo(
     """A month (31 days) of synthetic traffic checked against a bundled contract; all documents."""
     from slacheck.demo import headlines, run_demo
 
-    with err.status("running the demo…") as status:
-        result = run_demo(output, tasks=tasks, progress=lambda m: status.update(m + "…"))
-    out.print(
-        Text.assemble(("slacheck demo", "bold"), safe(f" — {len(result.files)} files in {output}/"))
-    )
+    with err.status(say(CliSays.RUNNING_DEMO)) as status:
+        result = run_demo(
+            output,
+            tasks=tasks,
+            progress=lambda step: status.update(say(CliSays.PROGRESS(step=step))),
+        )
+    title = CliSays.DEMO_TITLE(files=CliSays.FILES(n=len(result.files)), folder=str(output))
+    out.print(Text(say(title), style="bold"), highlight=False)
     for path in result.files:
         out.print(plain(f"  {path}"), highlight=False)
-    out.print("\n[bold]Headline findings[/]")
+    out.print(Text("\n" + say(CliSays.HEADLINES), style="bold"))
     for line in headlines(result):
-        out.print(plain(f"  • {line}"))
+        out.print(Text(f"  • {say(line)}"), highlight=False)
 
 
 def main() -> None:

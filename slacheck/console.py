@@ -1,4 +1,9 @@
-"""Rich tables for the terminal: one function per result type, no logic beyond layout."""
+"""Rich tables for the terminal: one function per result type, no logic beyond layout.
+
+Every word they show comes from the message catalogue (``TerminalSays``), in the language the
+command was given (``--lang``; English where a command has none); values from the inputs (ids,
+field names, file names, contract values) are shown as they are.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from slacheck.messages import render
+from slacheck.messages import NC_, NPC_, Message, MessageCode, render
 
 if TYPE_CHECKING:
     from slacheck.contract.load import LoadedContract
@@ -42,59 +47,218 @@ def plain(text: object, style: str = "") -> Text:
     return Text(safe(text), style=style)
 
 
-_SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
+class TerminalSays(MessageCode):
+    """What the terminal says around the results: titles, column headers, labels, names,
+    summary lines and hints (the command line's own lines among them)."""
 
-#: the few words around the findings, per language (the findings come from the catalogue)
-_FRAME = {
-    "en": {
-        "review": "Clause review: {file} — {n} finding(s)",
-        "contract": "(contract)",
-        "line": " (line {line})",
-        "fields": "Eight-item field check",
-        "item": "item",
-        "counts": "numerator / denominator",
-        "ratio": "ratio",
-        "status": "status",
-        "gaps": "How to close the gaps (schema changes first)",
-        "criterion": "criterion",
-        "mismatches": "Metering mismatches",
-        "note": "note",
-        "excluded": "excluded",
-        "examples": "examples",
-    },
-    "zh": {
-        "review": "条款审阅：{file}，共 {n} 条审阅意见",
-        "contract": "（合同）",
-        "line": "（第 {line} 行）",
-        "fields": "八项字段检查",
-        "item": "检查项",
-        "counts": "分子 / 分母",
-        "ratio": "比例",
-        "status": "状态",
-        "gaps": "缺口的补齐方式（需变更数据结构的在前）",
-        "criterion": "判定标准",
-        "mismatches": "计量口径差异",
-        "note": "说明",
-        "excluded": "已排除",
-        "examples": "示例",
-    },
+    # names of verdicts, field-check statuses and severities
+    VERDICT_MET = NC_("terminal.verdict.met", "met")
+    VERDICT_BREACHED = NC_("terminal.verdict.breached", "breached")
+    VERDICT_INDETERMINATE = NC_("terminal.verdict.indeterminate", "indeterminate")
+    VERDICT_NOT_MEASURABLE = NC_("terminal.verdict.not_measurable", "not measurable")
+    VERDICT_NO_DATA = NC_("terminal.verdict.no_data", "no data")
+    STATUS_MEASURABLE = NC_("terminal.status.measurable", "measurable")
+    STATUS_DERIVABLE = NC_("terminal.status.derivable", "derivable")
+    STATUS_PARTIAL = NC_("terminal.status.partial", "partial")
+    STATUS_NOT_MEASURABLE = NC_("terminal.status.not_measurable", "not measurable")
+    STATUS_NO_DATA = NC_("terminal.status.no_data", "no data")
+    STATUS_NOT_APPLICABLE = NC_("terminal.status.not_applicable", "not applicable")
+    SEVERITY_HIGH = NC_("terminal.severity.high", "high")
+    SEVERITY_MEDIUM = NC_("terminal.severity.medium", "medium")
+    SEVERITY_LOW = NC_("terminal.severity.low", "low")
+    # the eight items of the field check
+    ITEM_1 = NC_("terminal.item.1", "model time per step")
+    ITEM_2 = NC_("terminal.item.2", "network round trip per step")
+    ITEM_3 = NC_("terminal.item.3", "tool wait per step")
+    ITEM_4 = NC_("terminal.item.4", "task total time")
+    ITEM_5 = NC_("terminal.item.5", "contracted measurement point")
+    ITEM_6 = NC_("terminal.item.6", "region list and cross-region rights")
+    ITEM_7 = NC_("terminal.item.7", "peak degradation")
+    ITEM_8 = NC_("terminal.item.8", "rate-limit basis")
+    # clause review (lint)
+    REVIEW_TITLE = NPC_(
+        "terminal.review.title",
+        "Clause review: {file} — {n} finding",
+        "Clause review: {file} — {n} findings",
+    )
+    WHOLE_CONTRACT = NC_("terminal.review.whole_contract", "(contract)")
+    AT_LINE = NC_("terminal.review.at_line", "{where} (line {line})")
+    # field check
+    FIELDS_TITLE = NC_("terminal.fields.title", "Eight-item field check")
+    COLUMN_ITEM = NC_("terminal.fields.column.item", "item")
+    COLUMN_COUNTS = NC_("terminal.fields.column.counts", "numerator / denominator")
+    COLUMN_RATIO = NC_("terminal.fields.column.ratio", "ratio")
+    COLUMN_STATUS = NC_("terminal.fields.column.status", "status")
+    GAPS_TITLE = NC_("terminal.fields.gaps", "How to close the gaps (schema changes first)")
+    CRITERION = NC_("terminal.criterion", "criterion: {text}")
+    MISMATCHES_TITLE = NC_("terminal.fields.mismatches", "Metering mismatches")
+    # check
+    CHECK_TITLE = NC_("terminal.check.title", "{contract}: {counts} ({engine})")
+    VERDICT_COUNT = NC_("terminal.check.verdict_count", "{n} {verdict}")
+    COLUMN_TERM = NC_("terminal.check.column.term", "term")
+    COLUMN_WINDOW = NC_("terminal.check.column.window", "window")
+    COLUMN_VERDICT = NC_("terminal.check.column.verdict", "verdict")
+    COLUMN_OBSERVED = NC_("terminal.check.column.observed", "observed")
+    COLUMN_GOOD_TOTAL = NC_("terminal.check.column.good_total", "good / total")
+    PARTIAL_WINDOW = NC_(
+        "terminal.check.partial_window", "* the traces cover only part of this window"
+    )
+    READINGS = NC_("terminal.check.readings", "readings: {readings}")
+    READING = NC_("terminal.check.reading", "{name}={value}")
+    READING_DEFAULT = NC_("terminal.check.reading_default", "{name}={value} (default)")
+    OBSERVED_MS = NC_("terminal.observed.ms", "{value:.2f} ms")
+    OBSERVED_PERCENT = NC_("terminal.observed.percent", "{value:.2f} %")
+    OBSERVED_TPS = NC_("terminal.observed.tokens_per_second", "{value:.2f} tokens/s")
+    OBSERVED_CALLS = NPC_("terminal.observed.calls", "{value} call", "{value} calls", count="value")
+    OBSERVED_SLICES = NC_("terminal.observed.slices", "{value:.2f} % of slices")
+    OBSERVED_OTHER = NC_("terminal.observed.other", "{value:.2f} {unit}")
+    IN_SCOPE_CALLS = NPC_(
+        "terminal.check.in_scope_calls", "{n} in-scope call", "{n} in-scope calls"
+    )
+    OUTSIDE_EFFECTIVE = NC_(
+        "terminal.check.outside_effective",
+        "Not counted: {before} before the effective start {start} and {after} after its end {end}",
+    )
+    OPEN_ENDED = NC_("terminal.check.open_ended", "(open-ended)")
+    NOTE = NC_("terminal.note", "note: {text}")
+    EXCLUDED = NC_("terminal.check.excluded", "excluded: {items}")
+    EXCLUDED_ITEM = NC_("terminal.check.excluded_item", "{reason} {n}")
+    EXAMPLES = NC_("terminal.check.examples", "examples: {ids}")
+    # traces inspect
+    TRACES_TITLE = NC_("terminal.traces.title", "Traces")
+    COLUMN_WHAT = NC_("terminal.traces.column.what", "what")
+    COLUMN_VALUE = NC_("terminal.traces.column.value", "value")
+    SPANS = NC_("terminal.traces.spans", "spans")
+    TASKS = NC_("terminal.traces.tasks", "tasks (distinct task ids)")
+    TIME_RANGE = NC_("terminal.traces.time_range", "time range")
+    ROOT_SPANS = NC_("terminal.traces.root_spans", "task (root spans)")
+    ROWS_READ = NC_("terminal.traces.rows_read", "rows read")
+    ROWS_USED = NC_("terminal.traces.rows_used", "rows used")
+    ROWS_SET_ASIDE = NC_("terminal.traces.rows_set_aside", "rows set aside")
+    SET_ASIDE_EXAMPLES = NC_("terminal.traces.set_aside_examples", "{n}  e.g. {examples}")
+    ORPHANS = NC_("terminal.traces.orphans", "orphans (kept)")
+    COVERAGE_TITLE = NC_(
+        "terminal.traces.coverage.title", "Field coverage (non-null / applicable spans)"
+    )
+    COLUMN_FIELD = NC_("terminal.traces.column.field", "field")
+    COLUMN_NON_NULL = NC_("terminal.traces.column.non_null", "non-null")
+    COLUMN_APPLICABLE = NC_("terminal.traces.column.applicable", "applicable")
+    COLUMN_COVERAGE = NC_("terminal.traces.column.coverage", "coverage")
+    FILES_TITLE = NC_("terminal.traces.files.title", "Files ({n})")
+    COLUMN_FILE = NC_("terminal.traces.column.file", "file")
+    COLUMN_FORMAT = NC_("terminal.traces.column.format", "format")
+    COLUMN_ROWS = NC_("terminal.traces.column.rows", "rows")
+    # traces conventions
+    CONVENTIONS_TITLE = NC_(
+        "terminal.conventions.title", "Trace conventions (first matching row wins)"
+    )
+    COLUMN_CONVENTION = NC_("terminal.conventions.column.convention", "convention")
+    COLUMN_SOURCE = NC_("terminal.conventions.column.source", "source")
+    COLUMN_CANONICAL = NC_("terminal.conventions.column.canonical", "canonical")
+    COLUMN_UNIT = NC_("terminal.conventions.column.unit", "unit")
+    COLUMN_NOTE = NC_("terminal.conventions.column.note", "note")
+
+
+VERDICT_NAMES = {
+    "met": TerminalSays.VERDICT_MET,
+    "breached": TerminalSays.VERDICT_BREACHED,
+    "indeterminate": TerminalSays.VERDICT_INDETERMINATE,
+    "not_measurable": TerminalSays.VERDICT_NOT_MEASURABLE,
+    "no_data": TerminalSays.VERDICT_NO_DATA,
 }
+STATUS_NAMES = {
+    "measurable": TerminalSays.STATUS_MEASURABLE,
+    "derivable": TerminalSays.STATUS_DERIVABLE,
+    "partial": TerminalSays.STATUS_PARTIAL,
+    "not_measurable": TerminalSays.STATUS_NOT_MEASURABLE,
+    "no_data": TerminalSays.STATUS_NO_DATA,
+    "not_applicable": TerminalSays.STATUS_NOT_APPLICABLE,
+}
+SEVERITY_NAMES = {
+    "high": TerminalSays.SEVERITY_HIGH,
+    "medium": TerminalSays.SEVERITY_MEDIUM,
+    "low": TerminalSays.SEVERITY_LOW,
+}
+ITEM_NAMES = {
+    1: TerminalSays.ITEM_1,
+    2: TerminalSays.ITEM_2,
+    3: TerminalSays.ITEM_3,
+    4: TerminalSays.ITEM_4,
+    5: TerminalSays.ITEM_5,
+    6: TerminalSays.ITEM_6,
+    7: TerminalSays.ITEM_7,
+    8: TerminalSays.ITEM_8,
+}
+
+
+def say(message: Message | MessageCode, lang: str = "en") -> str:
+    """A message (or a code without parameters) in ``lang``, terminal-safe."""
+    return safe(render(message if isinstance(message, Message) else message(), lang))
+
+
+def _named(names: Mapping[str, TerminalSays], value: object, lang: str) -> str:
+    """An enum value's name in ``lang``; an unknown value as it is."""
+    code = names.get(str(value))
+    return str(value) if code is None else say(code, lang)
+
+
+def verdict_name(verdict: object, lang: str = "en") -> str:
+    return _named(VERDICT_NAMES, verdict, lang)
+
+
+def status_name(status: object, lang: str = "en") -> str:
+    return _named(STATUS_NAMES, status, lang)
+
+
+def severity_name(severity: object, lang: str = "en") -> str:
+    return _named(SEVERITY_NAMES, severity, lang)
+
+
+def item_name(number: int, lang: str = "en") -> str:
+    return say(ITEM_NAMES[number], lang)
+
+
+def observed(value: float | None, unit: str) -> Message | None:
+    """A result's observed figure with its unit; None when nothing was observed."""
+    if value is None:
+        return None
+    t = TerminalSays
+    fixed = {
+        "ms": t.OBSERVED_MS,
+        "%": t.OBSERVED_PERCENT,
+        "tokens/s": t.OBSERVED_TPS,
+        "% of slices": t.OBSERVED_SLICES,
+        "slices %": t.OBSERVED_SLICES,
+    }
+    if unit in fixed:
+        return fixed[unit](value=value)
+    if unit == "calls":
+        return t.OBSERVED_CALLS(value=value)
+    return t.OBSERVED_OTHER(value=value, unit=unit)
+
+
+def _columns(table: Table, lang: str, *codes: TerminalSays, **options: object) -> None:
+    for code in codes:
+        table.add_column(Text(say(code, lang)), **options)  # type: ignore[arg-type]
+
+
+_SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan"}
 
 
 def findings_table(loaded: LoadedContract, findings: Sequence[Finding], lang: str = "en") -> Group:
     """One block per finding: code, severity, where, then the why and the suggested clause."""
-    words = _FRAME[lang]
-    head = words["review"].format(file=loaded.file, n=len(findings))
-    parts: list[Text] = [plain(head + "\n", style="bold")]
+    head = say(TerminalSays.REVIEW_TITLE(file=str(loaded.file), n=len(findings)), lang)
+    parts: list[Text] = [Text(head + "\n", style="bold")]
     for f in findings:
         line, _ = loaded.position(f.field)
-        where = f.path or words["contract"]
+        where = f.path or render(TerminalSays.WHOLE_CONTRACT(), lang)
         if line is not None:
-            where += words["line"].format(line=line)
+            where = render(TerminalSays.AT_LINE(where=where, line=line), lang)
         style = _SEVERITY_STYLE.get(str(f.severity), "")
+        severity = severity_name(f.severity, lang)
         block = Text()
         block.append(safe(f"{f.code} "), style="bold")
-        block.append(safe(f"{_name('severity', f.severity, lang):<6}"), style=style)
+        block.append(f"{severity:<6}", style=style)
         block.append(safe(f"  {where}\n"))
         block.append(safe(f"  {render(f.headline, lang)}\n"), style="bold")
         block.append(safe(f"  {render(f.why, lang)}\n"))
@@ -103,60 +267,59 @@ def findings_table(loaded: LoadedContract, findings: Sequence[Finding], lang: st
     return Group(*parts)
 
 
-def _name(group: str, value: object, lang: str) -> str:
-    """An enum value's label: the raw value in English (as before), the label in Chinese."""
-    if lang == "en":
-        return str(value)
-    from slacheck.render.format import NAMES
-
-    return NAMES[group][lang].get(str(value), str(value))
-
-
-def summary_tables(summary: TraceSummary) -> list[Table]:
+def summary_tables(summary: TraceSummary, lang: str = "en") -> list[Table]:
     d = summary.to_dict()
-    head = Table(title="Traces", show_header=False)
-    head.add_column("what")
-    head.add_column("value")
-    head.add_row("spans", f"{summary.spans:,}")
-    head.add_row("tasks (distinct task ids)", f"{summary.tasks:,}")
-    head.add_row("time range", plain(f"{d['time_range']['start']} → {d['time_range']['end']}"))
+    t = TerminalSays
+    head = Table(title=say(t.TRACES_TITLE, lang), show_header=False)
+    _columns(head, lang, t.COLUMN_WHAT, t.COLUMN_VALUE)
+    head.add_row(say(t.SPANS, lang), f"{summary.spans:,}")
+    head.add_row(say(t.TASKS, lang), f"{summary.tasks:,}")
+    time_range = f"{d['time_range']['start']} → {d['time_range']['end']}"
+    head.add_row(say(t.TIME_RANGE, lang), plain(time_range))
     for kind, n in d["kinds"].items():
         # a task may have several root spans: the task kind counts spans, not tasks
-        label = "task (root spans)" if kind == "task" else kind
-        head.add_row(plain(f"  {label}"), f"{n:,}")
+        label = say(t.ROOT_SPANS, lang) if kind == "task" else safe(kind)
+        head.add_row(Text(f"  {label}"), f"{n:,}")
     q = summary.quality
-    head.add_row("rows read", f"{q.rows_read:,}")
-    head.add_row("rows used", f"{q.rows_used:,}")
-    head.add_row("rows set aside", f"{q.rows_set_aside:,}")
+    head.add_row(say(t.ROWS_READ, lang), f"{q.rows_read:,}")
+    head.add_row(say(t.ROWS_USED, lang), f"{q.rows_used:,}")
+    head.add_row(say(t.ROWS_SET_ASIDE, lang), f"{q.rows_set_aside:,}")
     for reason, n in sorted(q.set_aside.items()):
+        examples = list(q.examples.get(reason, ()))
         head.add_row(
-            plain(f"  {reason}"), plain(f"{n:,}  e.g. {', '.join(q.examples.get(reason, ()))}")
+            plain(f"  {reason}"), Text(say(t.SET_ASIDE_EXAMPLES(n=n, examples=examples), lang))
         )
-    head.add_row("orphans (kept)", f"{q.orphans:,}")
-    cov = Table(title="Field coverage (non-null / applicable spans)")
-    cov.add_column("field")
-    cov.add_column("non-null", justify="right")
-    cov.add_column("applicable", justify="right")
-    cov.add_column("coverage", justify="right")
+    head.add_row(say(t.ORPHANS, lang), f"{q.orphans:,}")
+    cov = Table(title=say(t.COVERAGE_TITLE, lang))
+    cov.add_column(say(t.COLUMN_FIELD, lang))
+    _columns(cov, lang, t.COLUMN_NON_NULL, t.COLUMN_APPLICABLE, t.COLUMN_COVERAGE, justify="right")
     for c in summary.coverage:
         frac = "—" if c.fraction is None else f"{c.fraction:.1%}"
         cov.add_row(plain(c.field), f"{c.non_null:,}", f"{c.applicable:,}", frac)
-    files = Table(title=f"Files ({len(summary.sources)})")
-    files.add_column("file", overflow="fold")
-    files.add_column("format")
-    files.add_column("rows", justify="right")
+    files = Table(title=Text(say(t.FILES_TITLE(n=len(summary.sources)), lang)))
+    files.add_column(say(t.COLUMN_FILE, lang), overflow="fold")
+    files.add_column(say(t.COLUMN_FORMAT, lang))
+    files.add_column(say(t.COLUMN_ROWS, lang), justify="right")
     for source in summary.sources:
         files.add_row(plain(source.path), source.format, f"{source.rows:,}")
     return [files, head, cov]
 
 
-def conventions_table(rows: Sequence[Mapping[str, str]]) -> Table:
+_CONVENTION_COLUMNS = {
+    "convention": TerminalSays.COLUMN_CONVENTION,
+    "source": TerminalSays.COLUMN_SOURCE,
+    "canonical": TerminalSays.COLUMN_CANONICAL,
+    "unit": TerminalSays.COLUMN_UNIT,
+    "note": TerminalSays.COLUMN_NOTE,
+}
+
+
+def conventions_table(rows: Sequence[Mapping[str, str]], lang: str = "en") -> Table:
     """The conventions table, one row per kind or field rule, in the order they are tried."""
-    table = Table(title="Trace conventions (first matching row wins)")
-    for name in ("convention", "source", "canonical", "unit", "note"):
-        table.add_column(name, overflow="fold")
+    table = Table(title=say(TerminalSays.CONVENTIONS_TITLE, lang))
+    _columns(table, lang, *_CONVENTION_COLUMNS.values(), overflow="fold")
     for r in rows:
-        table.add_row(*(plain(r[k]) for k in ("convention", "source", "canonical", "unit", "note")))
+        table.add_row(*(plain(r[k]) for k in _CONVENTION_COLUMNS))
     return table
 
 
@@ -173,123 +336,115 @@ _STATUS_STYLE = {
 }
 
 
-def _styled(value: str) -> Text:
-    return plain(value, _STATUS_STYLE.get(value, ""))
-
-
 def field_check_tables(check: FieldCheck, lang: str = "en") -> list[Table | Group]:
     """The eight items, then how to close each gap (schema changes first), then mismatches."""
-    words = _FRAME[lang]
-    items = Table(title=words["fields"])
+    t = TerminalSays
+    items = Table(title=say(t.FIELDS_TITLE, lang))
     items.add_column("#", justify="right")
-    items.add_column(words["item"])
-    items.add_column(words["counts"], justify="right")
-    items.add_column(words["ratio"], justify="right")
-    items.add_column(words["status"])
+    items.add_column(say(t.COLUMN_ITEM, lang))
+    _columns(items, lang, t.COLUMN_COUNTS, t.COLUMN_RATIO, justify="right")
+    items.add_column(say(t.COLUMN_STATUS, lang))
     for it in check.items:
         ratio = "—" if it.ratio is None else f"{it.ratio:.1%}"
         items.add_row(
             str(it.item),
-            plain(_item_name(it.item, it.name, lang)),
+            item_name(it.item, lang),
             f"{it.numerator:,} / {it.denominator:,}",
             ratio,
-            plain(_name("status", it.status, lang), _STATUS_STYLE.get(str(it.status), "")),
+            Text(status_name(it.status, lang), style=_STATUS_STYLE.get(str(it.status), "")),
         )
     parts: list[Table | Group] = [items]
     gaps = check.gaps()
     if gaps:
-        blocks = [Text("\n" + words["gaps"], style="bold")]
+        blocks = [Text("\n" + say(t.GAPS_TITLE, lang), style="bold")]
         for it in gaps:
             block = Text()
-            block.append(safe(f"{it.item}. {_item_name(it.item, it.name, lang)}"), style="bold")
-            status = _name("status", it.status, lang)
-            block.append(safe(f"  [{status}]\n"), style=_STATUS_STYLE.get(str(it.status), ""))
-            block.append(safe(f"   {words['criterion']}: {render(it.criterion_message, lang)}\n"))
-            fix = render(it.fix_message, lang) if it.fix_message is not None else ""
-            block.append(safe(f"   → {fix}\n"), style="green")
+            block.append(f"{it.item}. {item_name(it.item, lang)}", style="bold")
+            status = status_name(it.status, lang)
+            block.append(f"  [{status}]\n", style=_STATUS_STYLE.get(str(it.status), ""))
+            block.append(f"   {say(t.CRITERION(text=it.criterion_message), lang)}\n")
+            fix = say(it.fix_message, lang) if it.fix_message is not None else ""
+            block.append(f"   → {fix}\n", style="green")
             blocks.append(block)
         parts.append(Group(*blocks))
     lost = check.losses.notes(whole_period=True)
     if lost:
-        parts.append(Group(*[plain(render(n, lang), style="yellow") for n in lost]))
+        parts.append(Group(*[Text(say(n, lang), style="yellow") for n in lost]))
     if check.mismatches:
-        blocks = [Text("\n" + words["mismatches"], style="bold")]
+        blocks = [Text("\n" + say(t.MISMATCHES_TITLE, lang), style="bold")]
         for m in check.mismatches:
             block = Text()
             block.append(safe(f"{m.code} "), style="bold")
-            severity = _name("severity", m.severity, lang)
-            block.append(safe(severity), style=_SEVERITY_STYLE.get(str(m.severity), ""))
+            severity = severity_name(m.severity, lang)
+            block.append(severity, style=_SEVERITY_STYLE.get(str(m.severity), ""))
             block.append(safe(f"  {m.term_id or ''}\n"))
-            block.append(safe(f"   {render(m.headline, lang)}\n"), style="bold")
-            block.append(safe(f"   {render(m.explanation, lang)}\n"))
+            block.append(f"   {say(m.headline, lang)}\n", style="bold")
+            block.append(f"   {say(m.explanation, lang)}\n")
             blocks.append(block)
         parts.append(Group(*blocks))
     return parts
 
 
-def _item_name(number: int, name: str, lang: str) -> str:
-    if lang == "en":
-        return name
-    from slacheck.render.format import NAMES
-
-    return NAMES["item"][lang].get(str(number), name)
+def verdict_counts(evaluation: Evaluation) -> list[Message]:
+    """ "3 met", "1 breached": the verdicts that occur, each with its count."""
+    return [
+        TerminalSays.VERDICT_COUNT(n=n, verdict=VERDICT_NAMES[v]())
+        for v, n in evaluation.counts().items()
+        if n
+    ]
 
 
 def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
     """A verdict table (term, window, verdict, observed, good / total), then one block per
-    result with its criterion, notes and example task ids; criteria and notes in ``lang``."""
-    words = _FRAME[lang]
-    c = evaluation.counts()
-    title = (
-        f"{evaluation.contract.contract.id}: "
-        + ", ".join(f"{n} {v}" for v, n in c.items() if n)
-        + f" ({evaluation.engine})"
+    result with its criterion, notes and example task ids; everything in ``lang``."""
+    t = TerminalSays
+    title = t.CHECK_TITLE(
+        contract=evaluation.contract.contract.id,
+        counts=verdict_counts(evaluation),
+        engine=evaluation.engine,
     )
-    table = Table(title=plain(title))
-    table.add_column("term", no_wrap=True)
-    table.add_column("window", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("observed", justify="right", no_wrap=True)
-    table.add_column("good / total", justify="right", no_wrap=True)
+    table = Table(title=Text(say(title, lang)))
+    _columns(table, lang, t.COLUMN_TERM, t.COLUMN_WINDOW, t.COLUMN_VERDICT, no_wrap=True)
+    _columns(table, lang, t.COLUMN_OBSERVED, t.COLUMN_GOOD_TOTAL, justify="right", no_wrap=True)
     for r in evaluation.results:
-        observed = "—" if r.observed is None else f"{r.observed:,.2f} {r.unit}"
+        figure = observed(r.observed, r.unit)
         window = r.window + ("*" if r.partial_window else "")
         table.add_row(
             plain(r.term_id),
             plain(window),
-            _styled(str(r.verdict)),
-            observed,
+            Text(verdict_name(r.verdict, lang), style=_STATUS_STYLE.get(str(r.verdict), "")),
+            "—" if figure is None else say(figure, lang),
             f"{r.good:,} / {r.total:,}",
         )
     blocks: list[Table | Text] = [table]
     if any(r.partial_window for r in evaluation.results):
-        blocks.append(Text("* the traces cover only part of this window", style="dim"))
-    readings = ", ".join(
-        f"{name}={r['value']}" + ("" if r["stated"] else " (default)")
+        blocks.append(Text(say(t.PARTIAL_WINDOW, lang), style="dim"))
+    readings = [
+        (t.READING if r["stated"] else t.READING_DEFAULT)(name=name, value=r["value"])
         for name, r in evaluation.readings().items()
-    )
-    blocks.append(plain(f"readings: {readings}", style="dim"))
+    ]
+    blocks.append(Text(say(t.READINGS(readings=readings), lang), style="dim"))
     out = evaluation.outside_effective
     if out.outside:
         eff = evaluation.contract.contract.effective
-        blocks.append(
-            Text(
-                f"{out.before:,} in-scope calls before the effective start {eff.start} and "
-                f"{out.after:,} after its end {eff.end or '(open-ended)'} are not counted",
-                style="yellow",
-            )
+        outside = t.OUTSIDE_EFFECTIVE(
+            before=t.IN_SCOPE_CALLS(n=out.before),
+            start=str(eff.start),
+            after=t.IN_SCOPE_CALLS(n=out.after),
+            end=str(eff.end) if eff.end else t.OPEN_ENDED(),
         )
+        blocks.append(Text(say(outside, lang), style="yellow"))
     for r in evaluation.results:
         block = Text()
         block.append(safe(f"\n{r.term_id} {r.window} "), style="bold")
-        block.append(str(r.verdict), style=_STATUS_STYLE.get(str(r.verdict), ""))
-        block.append(safe(f"\n   {words['criterion']}: {render(r.criterion_message, lang)}"))
+        block.append(verdict_name(r.verdict, lang), style=_STATUS_STYLE.get(str(r.verdict), ""))
+        block.append(f"\n   {say(t.CRITERION(text=r.criterion_message), lang)}")
         for note in r.notes:
-            block.append(safe(f"\n   {words['note']}: {render(note, lang)}"), style="dim")
+            block.append(f"\n   {say(t.NOTE(text=note), lang)}", style="dim")
         if r.excluded:
-            excluded = ", ".join(f"{k} {v:,}" for k, v in sorted(r.excluded.items()))
-            block.append(safe(f"\n   {words['excluded']}: {excluded}"))
+            excluded = [t.EXCLUDED_ITEM(reason=k, n=v) for k, v in sorted(r.excluded.items())]
+            block.append(f"\n   {say(t.EXCLUDED(items=excluded), lang)}")
         if r.examples:
-            block.append(safe(f"\n   {words['examples']}: {', '.join(r.examples)}"))
+            block.append(f"\n   {say(t.EXAMPLES(ids=list(r.examples)), lang)}")
         blocks.append(block)
     return Group(*blocks)

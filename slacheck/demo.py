@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from slacheck.console import ITEM_NAMES, STATUS_NAMES, VERDICT_NAMES, observed, verdict_counts
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.review import review
 from slacheck.evaluate import Evaluation, evaluate
 from slacheck.match.fields import FieldCheck, check_fields
+from slacheck.messages import NC_, NPC_, Message, MessageCode, Param, render
 from slacheck.render import jsonout
 from slacheck.render.junit import to_junit
 from slacheck.render.markdown import evaluation_markdown, fields_markdown
@@ -23,6 +25,31 @@ MONTH, QUARTER = "2026-07", "2026-Q3"
 #: the report's issue date: the quarter's last day, so `make demo` writes the same documents
 #: whatever day it runs (the CLI's `report --issued` still defaults to today)
 ISSUED = dt.date(2026, 9, 30)
+
+
+class DemoSays(MessageCode):
+    """The demo's progress steps and headline findings."""
+
+    GENERATING = NPC_(
+        "demo.progress.generating",
+        "generating {n} agent task over {days}",
+        "generating {n} agent tasks over {days}",
+    )
+    DAYS = NPC_("demo.days", "{n} day", "{n} days")
+    REVIEWING = NC_("demo.progress.reviewing", "clause review and eight-item field check")
+    CHECKING = NC_("demo.progress.checking", "verdicts per term and month")
+    PREPARING = NC_("demo.progress.preparing", "preparing documents")
+    DOCUMENTS = NC_("demo.progress.documents", "documents ({lang})")
+    SUMMARY = NC_("demo.headline.summary", "{contract}, {period}: {counts} (term × month).")
+    RESULT = NC_("demo.headline.result", "{term} {window}: {verdict} — {criterion}")
+    RESULT_OBSERVED = NC_(
+        "demo.headline.result_observed",
+        "{term} {window}: {verdict} — observed {observed}; {criterion}",
+    )
+    GAPS = NC_("demo.headline.gaps", "field check gaps: {gaps:semi}")
+    GAP = NC_("demo.headline.gap", "item {item} {name} ({status})")
+    METERING = NC_("demo.headline.metering", "metering: {headline}")
+    ROWS = NC_("demo.headline.rows", "rows read {read} = used {used} + set aside {set_aside}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +97,7 @@ def run_demo(
     save("contract.yaml", text)
     contract = load_contract_text(text, str(out / "contract.yaml"))
 
-    progress(f"generating {tasks} agent tasks over {days} days")
+    progress(render(DemoSays.GENERATING(n=tasks, days=DemoSays.DAYS(n=days)), "en"))
     trace_path = out / "traffic.parquet"
     profile = TrafficProfile(
         tasks=tasks,
@@ -84,21 +111,21 @@ def run_demo(
     files.append(trace_path)
     traces = ingest([trace_path])
 
-    progress("clause review and eight-item field check")
+    progress(render(DemoSays.REVIEWING(), "en"))
     findings = review(contract)
     save("lint.json", jsonout.dumps({"findings": [f.to_dict() for f in findings]}))
     fields = check_fields(contract, traces)
     save("fields.md", fields_markdown(fields))
     save("fields.json", jsonout.dumps(fields.to_dict()))
 
-    progress("verdicts per term and month")
+    progress(render(DemoSays.CHECKING(), "en"))
     evaluation = evaluate(contract, traces, period=MONTH)
     save("check.md", evaluation_markdown(evaluation))
     save("check.json", jsonout.dumps(evaluation.to_dict()))
     save("check.junit.xml", to_junit(evaluation))
     save("budget.md", budget_markdown(analyse(traces)))
 
-    progress("preparing documents")
+    progress(render(DemoSays.PREPARING(), "en"))
     contract_file = out / "contract.yaml"
     report_inputs = prepare_report(
         contract, traces, period=QUARTER, contract_file=contract_file, issued=issued
@@ -106,7 +133,7 @@ def run_demo(
     save(evidence_name(contract, QUARTER), report_inputs.evidence.data)
     accept_inputs = prepare_accept(contract, traces, contract_file=contract_file, period=MONTH)
     for lang in ("en", "zh"):
-        progress(f"documents ({lang})")
+        progress(render(DemoSays.DOCUMENTS(lang=lang), "en"))
         for fmt in (DocFormat.HTML, DocFormat.MD, DocFormat.PDF):
             save(f"draft.{lang}.{fmt.value}", render_draft(contract, lang=lang, fmt=fmt))
             save(
@@ -120,26 +147,37 @@ def run_demo(
     return DemoResult(out, tuple(files), fields, evaluation)
 
 
-def headlines(result: DemoResult) -> list[str]:
+def headlines(result: DemoResult) -> list[Message]:
     """A few sentences a reader should take away, from the results themselves."""
-    lines: list[str] = []
+    says = DemoSays
     e = result.evaluation
-    counts = ", ".join(f"{n} {v}" for v, n in e.counts().items() if n)
-    lines.append(f"{e.contract.contract.id}, {e.period}: {counts} (term × month).")
+    lines = [
+        says.SUMMARY(contract=e.contract.contract.id, period=e.period, counts=verdict_counts(e))
+    ]
     for r in e.results:
-        if r.verdict != "no_data":
-            observed = "" if r.observed is None else f" observed {r.observed:,.1f} {r.unit};"
-            lines.append(f"{r.term_id} {r.window}: {r.verdict} —{observed} {r.criterion}")
+        if r.verdict == "no_data":
+            continue
+        common: dict[str, Param] = {
+            "term": r.term_id,
+            "window": r.window,
+            "verdict": VERDICT_NAMES[str(r.verdict)](),
+            "criterion": r.criterion_message,
+        }
+        figure = observed(r.observed, r.unit)
+        if figure is None:
+            lines.append(says.RESULT(**common))
+        else:
+            lines.append(says.RESULT_OBSERVED(observed=figure, **common))
     gaps = result.fields.gaps()
     if gaps:
-        lines.append(
-            "field check gaps: " + "; ".join(f"item {g.item} {g.name} ({g.status})" for g in gaps)
-        )
+        items = [
+            says.GAP(item=g.item, name=ITEM_NAMES[g.item](), status=STATUS_NAMES[str(g.status)]())
+            for g in gaps
+        ]
+        lines.append(says.GAPS(gaps=items))
     for m in result.fields.mismatches:
         if m.code == "uncovered_task_time":
-            lines.append(f"metering: {m.title}")
+            lines.append(says.METERING(headline=m.headline))
     q = e.quality
-    lines.append(
-        f"rows read {q.rows_read:,} = used {q.rows_used:,} + set aside {q.rows_set_aside:,}"
-    )
+    lines.append(says.ROWS(read=q.rows_read, used=q.rows_used, set_aside=q.rows_set_aside))
     return lines

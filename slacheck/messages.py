@@ -8,6 +8,12 @@ line in one place and ``make messages`` extracts it into ``slacheck/locale/slach
 Translations live in ``slacheck/locale/<locale>/LC_MESSAGES/slacheck.po``, read directly
 (no compile step) the first time a language is asked for.
 
+A message that counts something is declared with ``NPC_(code, singular, plural, count="n")``:
+the English singular and plural templates (msgid and msgid_plural) and the name of the
+parameter that chooses between them. Rendering picks the form the language's plural rule gives
+for that count (English: the singular for exactly 1; Chinese has one form), so no sentence
+says "1 calls" or "finding(s)".
+
 Templates use ``str.format`` fields. A parameter is a plain value (str, int, float, bool,
 None), a nested ``Message`` (rendered in the same language) or a list of these. How a value
 becomes text is decided here, per locale (Babel): numbers through ``format_decimal``, the
@@ -37,10 +43,12 @@ __all__ = [
     "LANGUAGES",
     "LOCALES",
     "NC_",
+    "NPC_",
     "Message",
     "MessageCode",
     "Param",
     "placeholders",
+    "plural_forms",
     "render",
     "template_for",
     "translations",
@@ -62,24 +70,52 @@ def NC_(code: str, template: str) -> tuple[str, str]:
     return code, template
 
 
+def NPC_(code: str, singular: str, plural: str, count: str = "n") -> tuple[str, str, str, str]:
+    """Declare a counting message: its code, English singular and plural templates, and the
+    parameter whose value chooses the form.
+
+    Only a marker for extraction (``pybabel extract -k NPC_:1c,2,3``); returns all four.
+    """
+    return code, singular, plural, count
+
+
 class MessageCode(StrEnum):
     """Base of every module's message codes; a member is ``NAME = NC_("code", "template")``.
 
     The member's value is the code (stable: JSON consumers and tests match on it); its
-    ``template`` is the English wording. Calling a member makes a ``Message``.
+    ``template`` is the English wording. Calling a member makes a ``Message``. A member
+    declared with ``NPC_`` also has a ``plural`` template and, as ``count_param``, the name of
+    the parameter that counts.
     """
 
     template: str
+    plural: str | None
+    count_param: str | None
 
-    def __new__(cls, code: str, template: str) -> Self:
+    def __new__(
+        cls, code: str, template: str, plural: str | None = None, count: str | None = None
+    ) -> Self:
         member = str.__new__(cls, code)
         member._value_ = code
         member.template = template
+        member.plural = plural
+        member.count_param = count
         return member
 
+    @property
+    def templates(self) -> tuple[str, ...]:
+        """The English templates: the one, or the singular and the plural."""
+        return (self.template,) if self.plural is None else (self.template, self.plural)
+
+    @property
+    def params(self) -> frozenset[str]:
+        """The parameters a message of this code takes (the count among them)."""
+        names = frozenset().union(*(placeholders(t) for t in self.templates))
+        return names if self.count_param is None else names | {self.count_param}
+
     def __call__(self, **params: Param) -> Message:
-        """The message with these parameters: exactly the fields its template names."""
-        wanted = placeholders(self.template)
+        """The message with these parameters: exactly the fields its templates name."""
+        wanted = self.params
         if set(params) != wanted:
             raise TypeError(f"message {self.value} takes {sorted(wanted)}, not {sorted(params)}")
         return Message(self, params)
@@ -122,20 +158,36 @@ def _plain(value: Param) -> Any:
 # catalogues
 
 
+@dataclass(frozen=True, slots=True)
+class _Catalogue:
+    #: (code, English template) → translated template
+    singles: dict[tuple[str, str], str]
+    #: (code, English singular, English plural) → the translated forms
+    plurals: dict[tuple[str, str, str], tuple[str, ...]]
+    #: the count → the index of its form (the catalogue's Plural-Forms expression)
+    form: Any
+
+
 @lru_cache(maxsize=len(LOCALES))
-def _catalogue(lang: str) -> dict[tuple[str, str], str]:
-    """(code, English template) → translated template, for complete, non-fuzzy entries."""
+def _catalogue(lang: str) -> _Catalogue:
+    """The complete, non-fuzzy entries of ``lang``'s catalogue."""
     if lang == "en":
-        return {}
+        return _Catalogue({}, {}, lambda n: 0 if n == 1 else 1)
     path = resources.files("slacheck").joinpath(f"locale/{LOCALES[lang]}/LC_MESSAGES/{_DOMAIN}.po")
     with path.open("rb") as fh:
         catalog = read_po(fh, locale=LOCALES[lang], domain=_DOMAIN)
-    out: dict[tuple[str, str], str] = {}
+    singles: dict[tuple[str, str], str] = {}
+    plurals: dict[tuple[str, str, str], tuple[str, ...]] = {}
     for m in catalog:
-        complete = isinstance(m.id, str) and isinstance(m.string, str) and m.id and m.string
-        if complete and not m.fuzzy and m.context:
-            out[(m.context, str(m.id))] = str(m.string)
-    return out
+        if m.fuzzy or not m.context or not m.id:
+            continue
+        if isinstance(m.id, str) and isinstance(m.string, str) and m.string:
+            singles[(m.context, m.id)] = m.string
+        elif isinstance(m.id, tuple | list) and isinstance(m.string, tuple | list):
+            forms = tuple(str(f) for f in m.string)
+            if len(forms) == catalog.num_plurals and all(forms):
+                plurals[(m.context, str(m.id[0]), str(m.id[1]))] = forms
+    return _Catalogue(singles, plurals, gettext.c2py(catalog.plural_expr))
 
 
 @lru_cache(maxsize=len(LOCALES))
@@ -154,11 +206,36 @@ def translations(lang: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(buf)
 
 
-def template_for(code: MessageCode, lang: str) -> str | None:
-    """The template for ``code`` in ``lang``; None when the catalogue lacks a current one."""
+def template_for(code: MessageCode, lang: str, n: float = 1) -> str | None:
+    """The template for ``code`` in ``lang`` (for a counting code: the form for count ``n``);
+    None when the catalogue lacks a current one."""
+    cat = _catalogue(_check(lang))
+    if code.plural is None:
+        return code.template if lang == "en" else cat.singles.get((str(code), code.template))
+    forms: tuple[str, ...] | None = (
+        (code.template, code.plural)
+        if lang == "en"
+        else cat.plurals.get((str(code), code.template, code.plural))
+    )
+    if forms is None:
+        return None
+    index: int = cat.form(_whole(n))
+    return forms[min(index, len(forms) - 1)]
+
+
+def plural_forms(code: MessageCode, lang: str) -> tuple[str, ...] | None:
+    """Every form of a counting code in ``lang`` (English: singular, plural); None when the
+    catalogue lacks them."""
+    if code.plural is None:
+        raise ValueError(f"{code} is not a counting message")
     if lang == "en":
-        return code.template
-    return _catalogue(_check(lang)).get((str(code), code.template))
+        return (code.template, code.plural)
+    return _catalogue(_check(lang)).plurals.get((str(code), code.template, code.plural))
+
+
+def _whole(n: float) -> int:
+    """The count a plural rule sees: a whole number as it is, anything else as "many"."""
+    return int(n) if float(n).is_integer() else 2
 
 
 def _check(lang: str) -> str:
@@ -179,8 +256,20 @@ def placeholders(template: str) -> frozenset[str]:
 
 def render(message: Message, lang: str) -> str:
     """``message`` in ``lang`` (falls back to English where the catalogue has no entry)."""
-    template = template_for(message.code, _check(lang)) or message.code.template
+    code = message.code
+    n = _count(message)
+    template = template_for(code, _check(lang), n) or template_for(code, "en", n) or code.template
     return _Formatter(lang).vformat(template, (), message.params)
+
+
+def _count(message: Message) -> float:
+    if message.code.count_param is None:
+        return 1
+    value = message.params[message.code.count_param]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        name = message.code.count_param
+        raise TypeError(f"message {message.code.value}: count {name} is {value!r}")
+    return value
 
 
 _FIXED = re.compile(r"\.(\d)f")

@@ -22,7 +22,9 @@ from babel.messages.pofile import read_po
 from ruamel.yaml import YAML
 
 import slacheck.checks  # registers every check, and with them their message codes
+import slacheck.cli  # the terminal's own words (with slacheck.console and slacheck.demo)
 import slacheck.contract.review
+import slacheck.demo
 import slacheck.match.fields
 import slacheck.match.mismatch
 import slacheck.metering.context
@@ -33,7 +35,15 @@ from slacheck.contract.load import load_contract, load_contract_text
 from slacheck.contract.review import review
 from slacheck.evaluate import evaluate
 from slacheck.match.fields import DERIVABLE_NOW, SCHEMA_CHANGE, FieldSays, check_fields
-from slacheck.messages import LANGUAGES, Message, MessageCode, placeholders, render, template_for
+from slacheck.messages import (
+    LANGUAGES,
+    Message,
+    MessageCode,
+    placeholders,
+    plural_forms,
+    render,
+    template_for,
+)
 from slacheck.trace.ingest import ingest
 from slacheck.verdict import TermResult
 from tests import test_check_latency, test_check_others
@@ -72,6 +82,18 @@ def test_codes_are_unique_across_modules() -> None:
 @pytest.mark.parametrize("code", _codes(), ids=str)
 def test_every_code_has_an_english_template_and_a_chinese_translation(code: MessageCode) -> None:
     assert code.template.strip()
+    if code.plural is not None:
+        # a counting message: every form in both languages names the same parameters as the
+        # English plural (the singular may spell the count out), with the same format specs
+        forms = plural_forms(code, "zh")
+        assert forms, f"{code}: no current zh translation (run `make messages` and translate it)"
+        assert code.count_param in code.params
+        for form in (code.template, *forms):
+            assert placeholders(form) <= placeholders(code.plural) | {code.count_param}
+        for zh in forms:
+            assert placeholders(zh) == placeholders(code.plural)
+            assert _specs(zh) == _specs(code.plural)
+        return
     zh = template_for(code, "zh")
     assert zh, f"{code}: no current zh translation (run `make messages` and translate it)"
     # the same parameters in both languages, with the same format specs
@@ -85,7 +107,7 @@ def _specs(template: str) -> set[tuple[str, str]]:
     return {(n, s or "") for _, n, s, _ in string.Formatter().parse(template) if n}
 
 
-def _template_msgids() -> set[tuple[str | None, str]]:
+def _template_msgids() -> set[tuple[str | None, str | tuple[str, ...]]]:
     """What `make messages` extracts from the document templates, extracted afresh."""
     from babel.messages.extract import extract_from_dir
 
@@ -96,18 +118,20 @@ def _template_msgids() -> set[tuple[str | None, str]]:
         options_map={"**.j2": {"trimmed": "true", "extensions": "jinja2.ext.i18n"}},
         keywords=keywords,
     )
-    out: set[tuple[str | None, str]] = set()
+    out: set[tuple[str | None, str | tuple[str, ...]]] = set()
     for _file, _line, message, _comments, context in found:
-        out.add((context, message if isinstance(message, str) else message[0]))
+        out.add((context, message if isinstance(message, str) else tuple(message)))
     return out
 
 
 def test_catalogue_has_no_stale_fuzzy_or_empty_entries() -> None:
     cat = _catalogue()
-    current = {(str(c), c.template) for c in _codes()} | _template_msgids()
+    current = {
+        (str(c), c.template if c.plural is None else (c.template, c.plural)) for c in _codes()
+    } | _template_msgids()
     entries = [m for m in cat if m.id]
-    ids = {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in entries}
-    assert ids == current, "run `make messages`"
+    found = {(m.context, m.id if isinstance(m.id, str) else tuple(m.id)) for m in entries}
+    assert found == current, "run `make messages`"
     untranslated = [m.id for m in entries if m.fuzzy or not all(_strings(m))]
     assert not untranslated, f"translate these (no fuzzy, no empty msgstr): {untranslated[:10]}"
 
@@ -229,7 +253,7 @@ def _review_messages() -> tuple[Message, ...]:
 
 def _check(messages: tuple[Message, ...]) -> None:
     for m in messages:
-        assert set(m.params) == placeholders(m.code.template), m.code
+        assert set(m.params) == m.code.params, m.code
         for lang in LANGUAGES:
             text = render(m, lang)
             assert text.strip() and "{" not in text, (m.code, lang, text)
@@ -246,7 +270,9 @@ def test_review_messages_match_their_templates_in_both_languages() -> None:
 @pytest.mark.parametrize("code", _codes(), ids=str)
 def test_every_template_renders_in_chinese_without_english_prose(code: MessageCode) -> None:
     """Each code with stand-in parameters (a number, or a list where the spec joins one)."""
-    specs = dict(_specs(code.template))
+    specs = {n: s for t in code.templates for n, s in _specs(t)}
+    if code.count_param is not None:
+        specs.setdefault(code.count_param, "")
     params: dict[str, Any] = {
         name: [1, 2] if spec in ("semi", "and", "sentences") else 12.5
         for name, spec in specs.items()

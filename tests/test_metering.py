@@ -341,7 +341,7 @@ latency:
             "set_aside": {"impossible_value:ttft_ms": 1},
             "scope_field_missing": {"provider": 1},
         }
-        assert any("record no provider" in n.text for n in r.notes)
+        assert any("1 model call records no provider" in n.text for n in r.notes)
         assert any(
             "set aside and not counted (impossible_value:ttft_ms 1)" in n.text for n in r.notes
         )

@@ -17,7 +17,7 @@ import ibis.expr.types as ir
 
 from slacheck.checks.registry import check
 from slacheck.contract.model import Availability, Credits
-from slacheck.messages import NC_, Message, MessageCode, Param
+from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.context import CheckContext, Losses
 from slacheck.metering.ratelimit import under_limit_expr
 from slacheck.metering.windowed import (
@@ -64,9 +64,11 @@ class AvailabilitySays(MessageCode):
         "check.availability.criterion",
         "availability ≥ {target} % of in-scope calls; failed: {failures}",
     )
-    CRITERION_MIN = NC_(
+    CRITERION_MIN = NPC_(
         "check.availability.criterion_min",
+        "availability ≥ {target} % of in-scope calls; failed: {failures}; ≥ {min} call",
         "availability ≥ {target} % of in-scope calls; failed: {failures}; ≥ {min} calls",
+        count="min",
     )
     SERVER_ERRORS = NC_("check.availability.failure.server_errors", "server errors (5xx)")
     TIMEOUTS = NC_("check.availability.failure.timeouts", "timeouts")
@@ -76,15 +78,21 @@ class AvailabilitySays(MessageCode):
         "check.availability.no_rate_limit",
         "the contract has no rate limit, so every throttled call counts as failed",
     )
-    UNKNOWN_STATUS = NC_(
+    UNKNOWN_STATUS = NPC_(
         "check.availability.unknown_status",
-        "{n} calls without a recorded status count as not failed (no status is how "
-        "OpenTelemetry records success)",
+        "{n} call without a recorded status counts as not failed (no status is how OpenTelemetry "
+        "records success)",
+        "{n} calls without a recorded status count as not failed (no status is how OpenTelemetry "
+        "records success)",
     )
     NO_CALLS = NC_(
         "check.availability.no_calls", "no in-scope, non-excluded model calls in the window"
     )
-    BELOW_MIN = NC_("check.availability.below_min", "{n} calls, fewer than the minimum of {min}")
+    BELOW_MIN = NPC_(
+        "check.availability.below_min",
+        "{n} call, fewer than the minimum of {min}",
+        "{n} calls, fewer than the minimum of {min}",
+    )
 
 
 def _criterion(spec: Availability) -> Message:

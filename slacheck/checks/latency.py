@@ -42,7 +42,7 @@ from slacheck.contract.model import (
     TimeSliceObjective,
     TokensPerSecondBasis,
 )
-from slacheck.messages import NC_, Message, MessageCode, Param
+from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering import derive
 from slacheck.metering.context import CheckContext, Exclusion, Losses, example_ids
 from slacheck.metering.rank import nearest_rank, order_stats
@@ -106,9 +106,17 @@ class LatencySays(MessageCode):
     BASIS_UNSTATED = NC_("check.latency.basis.unstated", "whole request; basis unstated")
     SCOPE_CALLS = NC_("check.latency.scope.calls", "answered calls in scope")
     SCOPE_TASKS = NC_("check.latency.scope.tasks", "answered tasks with ≥ 1 in-scope call")
-    SCOPE_CALLS_MIN = NC_("check.latency.scope.calls_min", "answered calls in scope, ≥ {min} calls")
-    SCOPE_TASKS_MIN = NC_(
-        "check.latency.scope.tasks_min", "answered tasks with ≥ 1 in-scope call, ≥ {min} tasks"
+    SCOPE_CALLS_MIN = NPC_(
+        "check.latency.scope.calls_min",
+        "answered calls in scope, ≥ {min} call",
+        "answered calls in scope, ≥ {min} calls",
+        count="min",
+    )
+    SCOPE_TASKS_MIN = NPC_(
+        "check.latency.scope.tasks_min",
+        "answered tasks with ≥ 1 in-scope call, ≥ {min} task",
+        "answered tasks with ≥ 1 in-scope call, ≥ {min} tasks",
+        count="min",
     )
     NEAREST_RANK = NC_("check.latency.method.nearest_rank", "nearest rank")
     LINEAR = NC_("check.latency.method.linear", "linear")
@@ -116,8 +124,8 @@ class LatencySays(MessageCode):
     MIN = NC_("check.latency.statistic.min", "min")
     MS = NC_("check.latency.unit.ms", "ms")
     TOKENS_PER_SECOND = NC_("check.latency.unit.tokens_per_second", "tokens/s")
-    CALLS = NC_("check.latency.noun.calls", "calls")
-    TASKS = NC_("check.latency.noun.tasks", "tasks")
+    CALLS = NPC_("check.latency.noun.calls", "call", "calls")
+    TASKS = NPC_("check.latency.noun.tasks", "task", "tasks")
     # which point a window was measured at
     LATER_SERVER = NC_(
         "check.latency.later_point.server",
@@ -142,38 +150,54 @@ class LatencySays(MessageCode):
         "{field} recorded for {n} of {ok} answered {noun} in scope: the others count with "
         "{fallback} ({point}), a bound",
     )
-    MIXED_SUBTREE = NC_(
+    MIXED_SUBTREE = NPC_(
         "check.latency.mixed_subtree",
+        "{field} recorded for {n} of {ok} answered task in scope: the others count with their "
+        "exported subtree's {field}, a lower bound",
         "{field} recorded for {n} of {ok} answered tasks in scope: the others count with their "
         "exported subtree's {field}, a lower bound",
+        count="ok",
     )
-    NEITHER = NC_("check.latency.neither", "{n} answered {noun} have neither and are left out")
+    NEITHER = NPC_(
+        "check.latency.neither",
+        "{n} answered {noun} has neither and is left out",
+        "{n} answered {noun} have neither and are left out",
+    )
     PARTLY_RECORDED = NC_(
         "check.latency.partly_recorded",
         "{field} recorded for {n} of {ok} answered {noun} in scope; the others are left out",
     )
     # an unstated tokens-per-second basis
-    BASIS_ALTERNATIVE = NC_(
+    BASIS_ALTERNATIVE = NPC_(
         "check.latency.basis_alternative",
-        "tokens-per-second basis unstated: measured over the whole request; after the first "
-        "token (generation only) it is {value} tokens/s over {n} calls",
+        "tokens-per-second basis unstated: measured over the whole request; after the first token "
+        "(generation only) it is {value} tokens/s over {n} call",
+        "tokens-per-second basis unstated: measured over the whole request; after the first token "
+        "(generation only) it is {value} tokens/s over {n} calls",
     )
-    BASIS_ALTERNATIVE_DECIDES = NC_(
+    BASIS_ALTERNATIVE_DECIDES = NPC_(
         "check.latency.basis_alternative_decides",
-        "tokens-per-second basis unstated: measured over the whole request; after the first "
-        "token (generation only) it is {value} tokens/s over {n} calls; the verdict depends on "
-        "the unstated basis",
-    )
-    BASIS_ALTERNATIVE_SLICES = NC_(
-        "check.latency.basis_alternative_slices",
-        "tokens-per-second basis unstated: measured over the whole request; after the first "
-        "token (generation only) {share} % of {n} slices pass",
-    )
-    BASIS_ALTERNATIVE_SLICES_DECIDES = NC_(
-        "check.latency.basis_alternative_slices_decides",
-        "tokens-per-second basis unstated: measured over the whole request; after the first "
-        "token (generation only) {share} % of {n} slices pass; the verdict depends on the "
+        "tokens-per-second basis unstated: measured over the whole request; after the first token "
+        "(generation only) it is {value} tokens/s over {n} call; the verdict depends on the "
         "unstated basis",
+        "tokens-per-second basis unstated: measured over the whole request; after the first token "
+        "(generation only) it is {value} tokens/s over {n} calls; the verdict depends on the "
+        "unstated basis",
+    )
+    BASIS_ALTERNATIVE_SLICES = NPC_(
+        "check.latency.basis_alternative_slices",
+        "tokens-per-second basis unstated: measured over the whole request; after the first token "
+        "(generation only) {share} % of {n} slice passes",
+        "tokens-per-second basis unstated: measured over the whole request; after the first token "
+        "(generation only) {share} % of {n} slices pass",
+    )
+    BASIS_ALTERNATIVE_SLICES_DECIDES = NPC_(
+        "check.latency.basis_alternative_slices_decides",
+        "tokens-per-second basis unstated: measured over the whole request; after the first token "
+        "(generation only) {share} % of {n} slice passes; the verdict depends on the unstated "
+        "basis",
+        "tokens-per-second basis unstated: measured over the whole request; after the first token "
+        "(generation only) {share} % of {n} slices pass; the verdict depends on the unstated basis",
     )
     BASIS_NO_COMPARISON = NC_(
         "check.latency.basis_no_comparison",
@@ -183,19 +207,30 @@ class LatencySays(MessageCode):
     )
     # too little, or nothing, to measure
     BELOW_MIN = NC_("check.latency.below_min", "{n} {noun} < minimum {min}")
-    SLICES_BELOW_MIN = NC_("check.latency.slices_below_min", "{n} slices with data < minimum {min}")
-    EMPTY_SLICES = NC_(
-        "check.latency.empty_slices",
-        "{empty} of {spanned} {minutes}-minute slices have no ok {noun} and are left out as empty",
+    SLICES_BELOW_MIN = NPC_(
+        "check.latency.slices_below_min",
+        "{n} slice with data < minimum {min}",
+        "{n} slices with data < minimum {min}",
     )
-    SPARSE_SLICES = NC_(
+    EMPTY_SLICES = NPC_(
+        "check.latency.empty_slices",
+        "{empty} of {spanned} {minutes}-minute slice have no ok {noun} and are left out as empty",
+        "{empty} of {spanned} {minutes}-minute slices have no ok {noun} and are left out as empty",
+        count="spanned",
+    )
+    SPARSE_SLICES = NPC_(
         "check.latency.sparse_slices",
+        "{empty} of {spanned} {minutes}-minute slice have fewer than {min} ok {noun} and are left "
+        "out as empty",
         "{empty} of {spanned} {minutes}-minute slices have fewer than {min} ok {noun} and are "
         "left out as empty",
+        count="spanned",
     )
     NO_SLICE = NC_("check.latency.no_slice", "no slice with at least {min} answered {noun}")
-    UNKNOWN_STATUS = NC_(
+    UNKNOWN_STATUS = NPC_(
         "check.latency.unknown_status",
+        "{n} {noun} without a recorded status is measured as answered (no status is how "
+        "OpenTelemetry records success)",
         "{n} {noun} without a recorded status are measured as answered (no status is how "
         "OpenTelemetry records success)",
     )
@@ -204,14 +239,19 @@ class LatencySays(MessageCode):
         "check.latency.no_answered",
         "no answered {noun} in scope in this window ({excluded} excluded, {failed} failed)",
     )
-    NOT_RECORDED = NC_(
+    NOT_RECORDED = NPC_(
         "check.latency.not_recorded",
+        "{field} not recorded for the {ok} answered {noun} in scope, and no later point",
         "{field} not recorded for any of the {ok} answered {noun} in scope, and no later point",
+        count="ok",
     )
-    NOT_RECORDED_TASKS = NC_(
+    NOT_RECORDED_TASKS = NPC_(
         "check.latency.not_recorded_tasks",
-        "{field} not recorded for any of the {ok} answered tasks in scope, and no later point "
-        "(no root task span, and no task whose spans are all there)",
+        "{field} not recorded for the {ok} answered task in scope, and no later point (no root "
+        "task span, and no task whose spans are all there)",
+        "{field} not recorded for any of the {ok} answered tasks in scope, and no later point (no "
+        "root task span, and no task whose spans are all there)",
+        count="ok",
     )
 
 
@@ -253,7 +293,12 @@ class Units:
 
     @property
     def noun_message(self) -> Message:
-        return LatencySays.TASKS() if self.noun == "tasks" else LatencySays.CALLS()
+        """The counted noun in the plural ("calls", "tasks")."""
+        return self.noun_for(2)
+
+    def noun_for(self, n: int) -> Message:
+        """The counted noun in the form that agrees with ``n`` ("1 call", "2 calls")."""
+        return LatencySays.TASKS(n=n) if self.noun == "tasks" else LatencySays.CALLS(n=n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,10 +562,9 @@ def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, 
     primary, fallback = units.primary, units.fallback
     if c.n_p == c.ok:
         return primary, ()
-    noun = units.noun_message
     if fallback is not None and c.n_f > 0:
         left_out = c.ok - c.n_m
-        tail = (LatencySays.NEITHER(n=left_out, noun=noun),) if left_out else ()
+        tail = (LatencySays.NEITHER(n=left_out, noun=units.noun_for(left_out)),) if left_out else ()
         if c.n_p == 0:
             return fallback, (*((fallback.note,) if fallback.note is not None else ()), *tail)
         note = (
@@ -530,7 +574,7 @@ def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, 
                 field=primary.field,
                 n=c.n_p,
                 ok=c.ok,
-                noun=noun,
+                noun=units.noun_for(c.ok),
                 fallback=fallback.field,
                 point=fallback.name,
             )
@@ -539,7 +583,9 @@ def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, 
         return mixed, (note, *tail)
     if c.n_p > 0:
         return primary, (
-            LatencySays.PARTLY_RECORDED(field=primary.field, n=c.n_p, ok=c.ok, noun=noun),
+            LatencySays.PARTLY_RECORDED(
+                field=primary.field, n=c.n_p, ok=c.ok, noun=units.noun_for(c.ok)
+            ),
         )
     return None, ()
 
@@ -635,7 +681,7 @@ def _occurrence(
             verdict = decide(passes, point.bound, obj.direction)
         if term.min_samples is not None and n < term.min_samples:
             verdict = Verdict.NO_DATA
-            notes.append(LatencySays.BELOW_MIN(n=n, noun=units.noun_message, min=term.min_samples))
+            notes.append(LatencySays.BELOW_MIN(n=n, noun=units.noun_for(n), min=term.min_samples))
         examples: tuple[str, ...] = ()
         if verdict is not Verdict.MET and good < n:
             offending = (
@@ -801,11 +847,15 @@ def _time_slices(
                     spanned=spanned,
                     minutes=minutes,
                     min=obj.min_calls_per_slice,
-                    noun=noun,
+                    noun=units.noun_for(obj.min_calls_per_slice),
                 )
             )
         if total == 0:
-            notes.append(LatencySays.NO_SLICE(min=obj.min_calls_per_slice, noun=noun))
+            notes.append(
+                LatencySays.NO_SLICE(
+                    min=obj.min_calls_per_slice, noun=units.noun_for(obj.min_calls_per_slice)
+                )
+            )
             results.append(
                 base.result(Verdict.NO_DATA, None, unit, 0, 0, (), notes, point, details)
             )
@@ -943,7 +993,7 @@ class _Base:
     def _status_notes(self) -> tuple[Message, ...]:
         c = self.counts
         if c.unknown:
-            return (LatencySays.UNKNOWN_STATUS(n=c.unknown, noun=self.units.noun_message),)
+            return (LatencySays.UNKNOWN_STATUS(n=c.unknown, noun=self.units.noun_for(c.unknown)),)
         return ()
 
     def unmeasured(self, unit: str) -> TermResult:
@@ -962,7 +1012,7 @@ class _Base:
         if self.term.measurement_point is MeasurementPoint.TASK_END_TO_END:
             why = LatencySays.NOT_RECORDED_TASKS(field=missing, ok=c.ok)
         else:
-            why = LatencySays.NOT_RECORDED(field=missing, ok=c.ok, noun=noun)
+            why = LatencySays.NOT_RECORDED(field=missing, ok=c.ok, noun=self.units.noun_for(c.ok))
         return self.result(Verdict.NOT_MEASURABLE, None, unit, 0, 0, (), (why,), None, details)
 
 

@@ -29,7 +29,7 @@ from slacheck.contract.model import (
     Peak,
     Window,
 )
-from slacheck.messages import NC_, Message, MessageCode
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import model_base, succeeded
 from slacheck.metering.peak import at_peak_expr, definition_message, minute_expr
@@ -68,19 +68,26 @@ class PeakSays(MessageCode):
     NAME_QUEUE = NC_("check.peak.name.queue", "queue")
     NAME_SMALLER_MODEL = NC_("check.peak.name.smaller_model", "smaller-model")
     NAME_CACHE = NC_("check.peak.name.cache", "cache")
-    OBSERVED = NC_(
+    OBSERVED = NPC_(
         "check.peak.observed",
-        "{other} calls answered by a model other than the one requested; {cached} answered "
-        "from a response cache; {queue}",
+        "{other} call answered by a model other than the one requested; {cached} answered from a "
+        "response cache; {queue}",
+        "{other} calls answered by a model other than the one requested; {cached} answered from a "
+        "response cache; {queue}",
+        count="other",
     )
-    QUEUE_WAIT = NC_(
-        "check.peak.queue_wait", "queue wait p95 {p95} ms, max {max} ms over {n} calls"
+    QUEUE_WAIT = NPC_(
+        "check.peak.queue_wait",
+        "queue wait p95 {p95} ms, max {max} ms over {n} call",
+        "queue wait p95 {p95} ms, max {max} ms over {n} calls",
     )
     NO_QUEUE_WAIT = NC_("check.peak.no_queue_wait", "no queue wait recorded")
-    OFF_PEAK_OTHER_MODEL = NC_(
+    OFF_PEAK_OTHER_MODEL = NPC_(
         "check.peak.off_peak_other_model",
-        "degradation outside peak: {n} off-peak calls were answered by a model other than the "
-        "one requested",
+        "degradation outside peak: {n} off-peak call was answered by a model other than the one "
+        "requested",
+        "degradation outside peak: {n} off-peak calls were answered by a model other than the one "
+        "requested",
     )
     NO_CALLS = NC_("check.peak.no_calls", "no in-scope model calls in the window")
     NO_PEAK_MINUTES = NC_("check.peak.no_peak_minutes", "no peak minutes in the window ({peak})")
@@ -89,8 +96,10 @@ class PeakSays(MessageCode):
         "check.peak.staleness",
         "cache staleness (max_staleness_seconds) cannot be observed in traces",
     )
-    CACHED_AT_PEAK = NC_(
-        "check.peak.cached_at_peak", "{n} peak calls were answered from a response cache"
+    CACHED_AT_PEAK = NPC_(
+        "check.peak.cached_at_peak",
+        "{n} peak call was answered from a response cache",
+        "{n} peak calls were answered from a response cache",
     )
     QUEUE_AT_PEAK = NC_(
         "check.peak.queue_at_peak", "queue wait at peak: p95 {p95} ms, max {max} ms"

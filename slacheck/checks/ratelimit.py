@@ -25,7 +25,7 @@ import ibis.expr.types as ir
 
 from slacheck.checks.registry import check
 from slacheck.contract.model import Period, RateLimit, RateLimitBasis, Window
-from slacheck.messages import NC_, Message, MessageCode
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import CheckContext
 from slacheck.metering.ratelimit import bucket_amounts, period_us, under_limit_expr
 from slacheck.metering.windowed import (
@@ -55,21 +55,29 @@ class RateLimitSays(MessageCode):
     MINUTE = NC_("check.rate_limit.period.minute", "minute")
     HOUR = NC_("check.rate_limit.period.hour", "hour")
     DAY = NC_("check.rate_limit.period.day", "day")
-    REQUESTS_AS_TASKS = NC_(
+    REQUESTS_AS_TASKS = NPC_(
         "check.rate_limit.requests_as_tasks",
+        "{rate} is {equivalent} at the observed {mean} model call per task",
         "{rate} is {equivalent} at the observed {mean} model calls per task",
+        count="mean",
     )
-    AT_CONTRACT_STEPS = NC_(
+    AT_CONTRACT_STEPS = NPC_(
         "check.rate_limit.at_contract_steps",
+        "at the contract's {steps} step per task it is {equivalent}",
         "at the contract's {steps} steps per task it is {equivalent}",
+        count="steps",
     )
-    TASKS_AS_REQUESTS = NC_(
+    TASKS_AS_REQUESTS = NPC_(
         "check.rate_limit.tasks_as_requests",
+        "{rate} is about {equivalent} at the observed {mean} model call per task",
         "{rate} is about {equivalent} at the observed {mean} model calls per task",
+        count="mean",
     )
-    TOKENS_AS_TASKS = NC_(
+    TOKENS_AS_TASKS = NPC_(
         "check.rate_limit.tokens_as_tasks",
+        "{rate} is {equivalent} at the observed {tokens} token per task",
         "{rate} is {equivalent} at the observed {tokens} tokens per task",
+        count="tokens",
     )
     BURST = NC_(
         "check.rate_limit.burst",
@@ -80,14 +88,17 @@ class RateLimitSays(MessageCode):
         "check.rate_limit.no_tokens",
         "no call records token counts, so a per-token limit cannot be metered",
     )
-    UNDER_LIMIT = NC_(
+    UNDER_LIMIT = NPC_(
         "check.rate_limit.throttled_under_limit",
+        "{n} call was throttled while traffic was within the limit",
         "{n} calls were throttled while traffic was within the limit",
     )
-    UNDECIDED = NC_(
+    UNDECIDED = NPC_(
         "check.rate_limit.undecided",
-        "{n} throttled calls fall in periods whose token count is incomplete, so whether "
-        "traffic was within the limit cannot be decided",
+        "{n} throttled call falls in periods whose token count is incomplete, so whether traffic "
+        "was within the limit cannot be decided",
+        "{n} throttled calls fall in periods whose token count is incomplete, so whether traffic "
+        "was within the limit cannot be decided",
     )
 
 

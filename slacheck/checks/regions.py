@@ -30,7 +30,7 @@ from slacheck.contract.model import (
     Window,
     region_allowed_by_residency,
 )
-from slacheck.messages import NC_, Message, MessageCode, Param
+from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import region_key
 from slacheck.metering.peak import at_peak_expr
@@ -72,13 +72,17 @@ class RegionSays(MessageCode):
     WHERE_PROVINCES = NC_("check.residency.where_provinces", "{countries} ({provinces})")
     ANY_COUNTRY = NC_("check.residency.any_country", "any country")
     NO_CALLS = NC_("check.regions.no_calls", "no in-scope model calls in the window")
-    NO_REGION_RECORDED = NC_(
+    NO_REGION_RECORDED = NPC_(
         "check.regions.no_region_recorded",
+        "the {calls} call does not record its serving region (cloud.region or a "
+        "locations/<region>/ model path)",
         "none of the {calls} calls records its serving region (cloud.region or a "
         "locations/<region>/ model path)",
+        count="calls",
     )
-    UNRECORDED = NC_(
+    UNRECORDED = NPC_(
         "check.regions.unrecorded",
+        "{n} call records no serving region and was not checked",
         "{n} calls record no serving region and were not checked",
     )
     NO_ROUTING_SECTION = NC_(
@@ -96,18 +100,24 @@ class RegionSays(MessageCode):
         "check.routing.notice",
         "whether notice was given before routing cannot be observed in traces",
     )
-    DATA_MOVED = NC_(
+    DATA_MOVED = NPC_(
         "check.routing.data_moved",
+        "data_may_move is false, yet {n} call was served in failover regions: its request data "
+        "left the primary regions",
         "data_may_move is false, yet {n} calls were served in failover regions: their request "
         "data left the primary regions",
     )
-    NO_PEAK = NC_(
+    NO_PEAK = NPC_(
         "check.routing.no_peak",
+        "{n} call was served in failover regions, but the contract defines no peak, so peak_only "
+        "routing cannot be judged",
         "{n} calls were served in failover regions, but the contract defines no peak, so "
         "peak_only routing cannot be judged",
     )
-    UNKNOWN_JURISDICTION = NC_(
+    UNKNOWN_JURISDICTION = NPC_(
         "check.residency.unknown_jurisdiction",
+        "{n} call was served in regions whose jurisdiction the contract does not state, so "
+        "residency cannot be decided for it",
         "{n} calls were served in regions whose jurisdiction the contract does not state, so "
         "residency cannot be decided for them",
     )

@@ -34,7 +34,7 @@ from slacheck.contract.model import (
     Window,
     region_allowed_by_residency,
 )
-from slacheck.messages import NC_, Message, MessageCode, Param
+from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 
 __all__ = ["RULES", "Finding", "Hit", "Rule", "Says", "Severity", "review", "rule"]
 
@@ -55,9 +55,17 @@ class Says(MessageCode):
         "review.objective.slices_tps",
         "{passing} % of {minutes}-minute slices with {statistic} {op} {threshold} tokens/s",
     )
-    STEPS_STATED = NC_("review.steps.stated", "{steps} steps (rate_limit.steps_per_task)")
-    STEPS_ASSUMED = NC_(
-        "review.steps.assumed", "{steps} steps (assumed: steps_per_task is unstated)"
+    STEPS_STATED = NPC_(
+        "review.steps.stated",
+        "{steps} step (rate_limit.steps_per_task)",
+        "{steps} steps (rate_limit.steps_per_task)",
+        count="steps",
+    )
+    STEPS_ASSUMED = NPC_(
+        "review.steps.assumed",
+        "{steps} step (assumed: steps_per_task is unstated)",
+        "{steps} steps (assumed: steps_per_task is unstated)",
+        count="steps",
     )
     PER_SECOND = NC_("review.per.second", "s")
     PER_MINUTE = NC_("review.per.minute", "min")
@@ -282,10 +290,13 @@ class Says(MessageCode):
         "{limit} requests/{per} is {tasks} tasks/{per} at {steps}; a retry or a longer chain "
         "lowers it further.",
     )
-    SLA401_WHY_BURST = NC_(
+    SLA401_WHY_BURST = NPC_(
         "SLA401.why.burst",
-        "{limit} requests/{per} is {tasks} tasks/{per} (burst {burst} tasks) at {steps}; a "
-        "retry or a longer chain lowers it further.",
+        "{limit} requests/{per} is {tasks} tasks/{per} (burst {burst} task) at {steps}; a retry "
+        "or a longer chain lowers it further.",
+        "{limit} requests/{per} is {tasks} tasks/{per} (burst {burst} tasks) at {steps}; a retry "
+        "or a longer chain lowers it further.",
+        count="burst",
     )
     SLA401_FIX = NC_(
         "SLA401.fix",
@@ -293,10 +304,13 @@ class Says(MessageCode):
         "state steps_per_task so both sides compute the same task rate.",
     )
     SLA402_TITLE = NC_("SLA402.title", "A per-request rate limit without steps_per_task.")
-    SLA402_WHY = NC_(
+    SLA402_WHY = NPC_(
         "SLA402.why",
         "The limit is {limit} requests/{per} with no steps_per_task, so the task rate is "
+        "unwritten ({tasks} tasks/{per} if a task takes {steps} step).",
+        "The limit is {limit} requests/{per} with no steps_per_task, so the task rate is "
         "unwritten ({tasks} tasks/{per} if a task takes {steps} steps).",
+        count="steps",
     )
     SLA402_FIX = NC_(
         "SLA402.fix", "Add rate_limit.steps_per_task with the measured model calls per task."
@@ -330,11 +344,15 @@ class Says(MessageCode):
         "No time_zone: months are bounded at UTC midnight. For a team in Asia/Shanghai a month "
         "then starts at 08:00 on the 1st, so up to 8 h of traffic counts in the wrong month.",
     )
-    SLA502_WHY_MAINTENANCE = NC_(
+    SLA502_WHY_MAINTENANCE = NPC_(
         "SLA502.why.maintenance",
         "No time_zone: months are bounded at UTC midnight. For a team in Asia/Shanghai a month "
-        "then starts at 08:00 on the 1st, so up to 8 h of traffic counts in the wrong month, "
-        "and the {windows} maintenance window(s) move with it.",
+        "then starts at 08:00 on the 1st, so up to 8 h of traffic counts in the wrong month, and "
+        "the {windows} maintenance window moves with it.",
+        "No time_zone: months are bounded at UTC midnight. For a team in Asia/Shanghai a month "
+        "then starts at 08:00 on the 1st, so up to 8 h of traffic counts in the wrong month, and "
+        "the {windows} maintenance windows move with it.",
+        count="windows",
     )
     SLA502_FIX = NC_(
         "SLA502.fix", "Add contract.time_zone (an IANA name such as Asia/Shanghai or UTC)."
@@ -404,11 +422,15 @@ class Says(MessageCode):
 
     # SLA6xx: availability, credits and exclusions
     SLA601_TITLE = NC_("SLA601.title", "Availability just under the target earns no credit.")
-    SLA601_WHY = NC_(
+    SLA601_WHY = NPC_(
         "SLA601.why",
         "The target is {target} % but the highest credit tier ends at {top} %: a month at "
-        "{between} % misses the target and earns nothing. The gap is {gap} points, {downtime} "
-        "of full downtime in a 30-day month.",
+        "{between} % misses the target and earns nothing. The gap is {gap} point, {downtime} of "
+        "full downtime in a 30-day month.",
+        "The target is {target} % but the highest credit tier ends at {top} %: a month at "
+        "{between} % misses the target and earns nothing. The gap is {gap} points, {downtime} of "
+        "full downtime in a 30-day month.",
+        count="gap",
     )
     SLA601_FIX = NC_("SLA601.fix", "Make the top tier run up to {target} (to_percent: {target}).")
     SLA602_TITLE = NC_("SLA602.title", "The lowest credit tier does not reach 0 %.")
@@ -424,10 +446,13 @@ class Says(MessageCode):
     SLA603_TITLE = NC_(
         "SLA603.title", "Credits without an availability target, or a target without credits."
     )
-    SLA603_WHY_NO_TARGET = NC_(
+    SLA603_WHY_NO_TARGET = NPC_(
         "SLA603.why.no_target",
-        "credits has {tiers} tier(s) but no availability section defines the target, window "
-        "and what counts as a failed call, so no tier can be computed.",
+        "credits has {tiers} tier but no availability section defines the target, window and what "
+        "counts as a failed call, so no tier can be computed.",
+        "credits has {tiers} tiers but no availability section defines the target, window and "
+        "what counts as a failed call, so no tier can be computed.",
+        count="tiers",
     )
     SLA603_FIX_NO_TARGET = NC_(
         "SLA603.fix.no_target",
@@ -454,11 +479,15 @@ class Says(MessageCode):
         "Add credits.claim_deadline_days (e.g. 30), counted from the end of the month.",
     )
     SLA605_TITLE = NC_("SLA605.title", "Requests over a small input size are excluded.")
-    SLA605_WHY = NC_(
+    SLA605_WHY = NPC_(
         "SLA605.why",
+        "Requests over {limit} input token are excluded. An agent call carries the system prompt, "
+        "tool definitions, history and tool results; after a few steps most calls exceed {limit} "
+        "token and drop out of every term.",
         "Requests over {limit} input tokens are excluded. An agent call carries the system "
-        "prompt, tool definitions, history and tool results; after a few steps most calls "
-        "exceed {limit} tokens and drop out of every term.",
+        "prompt, tool definitions, history and tool results; after a few steps most calls exceed "
+        "{limit} tokens and drop out of every term.",
+        count="limit",
     )
     SLA605_FIX = NC_(
         "SLA605.fix",

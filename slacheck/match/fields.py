@@ -30,7 +30,7 @@ from slacheck.match.mismatch import (
     find_mismatches,
     term_coverage,
 )
-from slacheck.messages import NC_, Message, MessageCode
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import Losses, Metering
 from slacheck.metering.derive import (
     ScopeMatch,
@@ -63,10 +63,13 @@ class FieldSays(MessageCode):
     FIX_SCHEMA = NC_("fields.fix.schema_change", "needs a trace-schema change: {needs:and}")
     FIX_DERIVABLE = NC_("fields.fix.derivable", "derivable now from {source}")
     NEED = NC_("fields.need", "emit {what}, e.g. {example}")
-    FIX_CLIENT_ONLY = NC_(
+    FIX_CLIENT_ONLY = NPC_(
         "fields.fix.client_only",
+        "{fix}; until then {calls} call is measured only at the client (an upper bound): a "
+        "one-sided 'met' is provable, a breach is not",
         "{fix}; until then {calls} calls are measured only at the client (an upper bound): a "
         "one-sided 'met' is provable, a breach is not",
+        count="calls",
     )
     FIX_BASIS_UNSTATED = NC_(
         "fields.fix.basis_unstated",
@@ -247,15 +250,21 @@ class FieldSays(MessageCode):
         "fields.criterion.point_tasks",
         "term {term} ({point}): tasks with in-scope calls where the metric is measurable",
     )
-    CRIT_POINT_CALLS_OF = NC_(
+    CRIT_POINT_CALLS_OF = NPC_(
         "fields.criterion.point_calls_of",
         "term {term} ({point}): successful in-scope calls where the metric is measurable; least "
+        "measurable of {terms} term",
+        "term {term} ({point}): successful in-scope calls where the metric is measurable; least "
         "measurable of {terms} terms",
+        count="terms",
     )
-    CRIT_POINT_TASKS_OF = NC_(
+    CRIT_POINT_TASKS_OF = NPC_(
         "fields.criterion.point_tasks_of",
         "term {term} ({point}): tasks with in-scope calls where the metric is measurable; least "
+        "measurable of {terms} term",
+        "term {term} ({point}): tasks with in-scope calls where the metric is measurable; least "
         "measurable of {terms} terms",
+        count="terms",
     )
     CRIT_PEAK_NA = NC_(
         "fields.criterion.peak_na", "peak-time calls whose degradation is observable"

@@ -30,7 +30,7 @@ from slacheck.contract.model import (
     Window,
 )
 from slacheck.contract.review import Severity
-from slacheck.messages import NC_, Message, MessageCode, Param
+from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import point_value, scope_match, scoped, succeeded
 from slacheck.trace.ingest import Traces
@@ -91,8 +91,11 @@ class Said(MessageCode):
         "No span is a model call (kind llm), so no call-level term can be checked; check the "
         "trace format and mapping (slacheck traces inspect).",
     )
-    NO_MATCH_TITLE = NC_(
-        "mismatch.no_match.title", "{whose} matches none of the {calls} model calls"
+    NO_MATCH_TITLE = NPC_(
+        "mismatch.no_match.title",
+        "{whose} does not match the {calls} model call",
+        "{whose} matches none of the {calls} model calls",
+        count="calls",
     )
     NO_MATCH_DETAIL = NC_(
         "mismatch.no_match.detail",
@@ -103,10 +106,13 @@ class Said(MessageCode):
     SOME_UNMATCHED_TITLE = NC_(
         "mismatch.some_unmatched.title", "{whose} names values no call has: {values}"
     )
-    SOME_UNMATCHED_DETAIL = NC_(
+    SOME_UNMATCHED_DETAIL = NPC_(
         "mismatch.some_unmatched.detail",
-        "{matched} of {calls} calls are in scope, but {values} match no call: a misspelling, "
-        "or traffic the traces do not hold.",
+        "{matched} of {calls} call is in scope, but {values} match no call: a misspelling, or "
+        "traffic the traces do not hold.",
+        "{matched} of {calls} calls are in scope, but {values} match no call: a misspelling, or "
+        "traffic the traces do not hold.",
+        count="calls",
     )
     OBJECTIVE_MS = NC_("mismatch.objective.ms", "p{percentile} {op} {threshold} ms")
     OBJECTIVE_TPS = NC_("mismatch.objective.tps", "p{percentile} {op} {threshold} tokens/s")
@@ -118,10 +124,13 @@ class Said(MessageCode):
         "mismatch.objective.slices_tps",
         "{statistic} per {minutes}-minute slice {op} {threshold} tokens/s in {passing} % of slices",
     )
-    ONLY_MET_TITLE = NC_(
+    ONLY_MET_TITLE = NPC_(
         "mismatch.only_met_provable.title",
-        "{term}: server processing is measured only at the client for {client} of {calls} "
-        "calls: only 'met' is provable",
+        "{term}: server processing is measured only at the client for {client} of {calls} call: "
+        "only 'met' is provable",
+        "{term}: server processing is measured only at the client for {client} of {calls} calls: "
+        "only 'met' is provable",
+        count="calls",
     )
     ONLY_MET_DETAIL = NC_(
         "mismatch.only_met_provable.detail",
@@ -168,13 +177,16 @@ class Said(MessageCode):
         "mismatch.tps_basis_unstated.title",
         "{term}: the tokens/s basis is unstated; measured both ways",
     )
-    TPS_UNSTATED_DETAIL = NC_(
+    TPS_UNSTATED_DETAIL = NPC_(
         "mismatch.tps_basis_unstated.detail",
-        "The contract does not say whether output tokens/s divides by the whole request or "
-        "only by the generation after the first token; the second is always faster, so the "
-        "verdict can depend on the reading. Whole request: {whole} of {n} calls measurable; "
-        "after the first token: {generation} of {n}.{medians} State tokens_per_second_basis in "
-        "the contract.",
+        "The contract does not say whether output tokens/s divides by the whole request or only "
+        "by the generation after the first token; the second is always faster, so the verdict can "
+        "depend on the reading. Whole request: {whole} of {n} call measurable; after the first "
+        "token: {generation} of {n}.{medians} State tokens_per_second_basis in the contract.",
+        "The contract does not say whether output tokens/s divides by the whole request or only "
+        "by the generation after the first token; the second is always faster, so the verdict can "
+        "depend on the reading. Whole request: {whole} of {n} calls measurable; after the first "
+        "token: {generation} of {n}.{medians} State tokens_per_second_basis in the contract.",
     )
     LACKS_OUTPUT_TOKENS = NC_(
         "mismatch.lacks.output_tokens", "output tokens (gen_ai.usage.output_tokens)"
@@ -184,14 +196,18 @@ class Said(MessageCode):
         "output tokens and time to first token (gen_ai.usage.output_tokens, "
         "gen_ai.response.time_to_first_chunk)",
     )
-    TPS_UNMEASURABLE_TITLE = NC_(
+    TPS_UNMEASURABLE_TITLE = NPC_(
         "mismatch.tps_basis_unmeasurable.title",
+        "{term}: tokens/s {basis} is measurable for {measurable} of {n} call",
         "{term}: tokens/s {basis} is measurable for {measurable} of {n} calls",
     )
-    TPS_UNMEASURABLE_DETAIL = NC_(
+    TPS_UNMEASURABLE_DETAIL = NPC_(
         "mismatch.tps_basis_unmeasurable.detail",
+        "The contract states the {basis} basis, which needs {lacks}; {missing} in-scope call "
+        "lacks them. Whole-request readings exist for {whole} of the calls.{medians}",
         "The contract states the {basis} basis, which needs {lacks}; {missing} in-scope calls "
-        "lack them. Whole-request readings exist for {whole} calls.{medians}",
+        "lack them. Whole-request readings exist for {whole} of the calls.{medians}",
+        count="missing",
     )
     GRAIN_MICROSECOND = NC_("mismatch.grain.microsecond", "microsecond")
     GRAIN_MILLISECOND = NC_("mismatch.grain.millisecond", "millisecond")
@@ -207,15 +223,21 @@ class Said(MessageCode):
         "Calls cannot be placed in the contracted time slices; record start and end times to "
         "the millisecond.",
     )
-    SPARSE_TITLE = NC_(
+    SPARSE_TITLE = NPC_(
         "mismatch.sparse_slices.title",
-        "{term}: {sparse} of {slices} {minutes}-minute slices with calls have fewer than "
-        "{min_calls} measurable calls",
+        "{term}: {sparse} of {slices} {minutes}-minute slice with calls falls below the minimum "
+        "measurable call count ({min_calls})",
+        "{term}: {sparse} of {slices} {minutes}-minute slices with calls fall below the minimum "
+        "measurable call count ({min_calls})",
+        count="slices",
     )
-    SPARSE_DETAIL = NC_(
+    SPARSE_DETAIL = NPC_(
         "mismatch.sparse_slices.detail",
-        "The contract counts a slice with fewer than {min_calls} calls as empty, so {sparse} "
-        "slices with traffic drop out of the {passing} % target (slices aligned to UTC).",
+        "The contract counts a slice below its minimum call count ({min_calls}) as empty, so "
+        "{sparse} slice with traffic drops out of the {passing} % target (slices aligned to UTC).",
+        "The contract counts a slice below its minimum call count ({min_calls}) as empty, so "
+        "{sparse} slices with traffic drop out of the {passing} % target (slices aligned to UTC).",
+        count="sparse",
     )
     COARSE_THRESHOLD_TITLE = NC_(
         "mismatch.coarse_timestamps.threshold.title",
@@ -231,20 +253,31 @@ class Said(MessageCode):
         "mismatch.percentile_is_maximum.title",
         "{term}: p{percentile} over fewer than {needed} {unit} is the largest value ({windows})",
     )
-    MAXIMUM_DETAIL_GUARDED = NC_(
+    MAXIMUM_DETAIL_GUARDED = NPC_(
         "mismatch.percentile_is_maximum.detail.guarded",
+        "By nearest rank, p{percentile} of fewer than {needed} value is their maximum, so one "
+        "slow outlier decides the window. The contract's min_samples ({min_samples}) makes such "
+        "windows 'no data'.",
         "By nearest rank, p{percentile} of fewer than {needed} values is their maximum, so one "
         "slow outlier decides the window. The contract's min_samples ({min_samples}) makes such "
         "windows 'no data'.",
+        count="needed",
     )
-    MAXIMUM_DETAIL = NC_(
+    MAXIMUM_DETAIL = NPC_(
         "mismatch.percentile_is_maximum.detail",
+        "By nearest rank, p{percentile} of fewer than {needed} value is their maximum, so one "
+        "slow outlier decides the window. Set min_samples in the contract so such windows give "
+        "'no data'.",
         "By nearest rank, p{percentile} of fewer than {needed} values is their maximum, so one "
         "slow outlier decides the window. Set min_samples in the contract so such windows give "
         "'no data'.",
+        count="needed",
     )
-    COVERAGE_TITLE = NC_(
-        "mismatch.window_coverage.title", "{window}: the traces cover {with_calls} of {days} days"
+    COVERAGE_TITLE = NPC_(
+        "mismatch.window_coverage.title",
+        "{window}: the traces cover {with_calls} of {days} day",
+        "{window}: the traces cover {with_calls} of {days} days",
+        count="days",
     )
     COVERAGE_TITLE_EDGES = NC_(
         "mismatch.window_coverage.title_edges",
@@ -254,21 +287,31 @@ class Said(MessageCode):
         "mismatch.window_coverage.title_clipped",
         "{window}: the contract is in force for part of this window only",
     )
-    COVERAGE_DETAIL = NC_(
+    COVERAGE_DETAIL = NPC_(
         "mismatch.window_coverage.detail",
-        "The {kind} window {window} ({zone}) has {days} days; in-scope calls fall on "
-        "{with_calls} of them, between {first} and {last}. A verdict for this window covers "
-        "part of it and says so; it cannot settle the window.",
+        "The {kind} window {window} ({zone}) has {days} day; in-scope calls fall on {with_calls} "
+        "of them, between {first} and {last}. A verdict for this window covers part of it and "
+        "says so; it cannot settle the window.",
+        "The {kind} window {window} ({zone}) has {days} days; in-scope calls fall on {with_calls} "
+        "of them, between {first} and {last}. A verdict for this window covers part of it and "
+        "says so; it cannot settle the window.",
+        count="days",
     )
-    ZONE_TITLE = NC_(
+    ZONE_TITLE = NPC_(
         "mismatch.time_zone_month.title",
+        "{moved} call falls in a different calendar month in {zone} than in UTC",
         "{moved} calls fall in a different calendar month in {zone} than in UTC",
+        count="moved",
     )
-    ZONE_DETAIL = NC_(
+    ZONE_DETAIL = NPC_(
         "mismatch.time_zone_month.detail",
+        "The contract bounds its months in {zone} (UTC{offset}); {moved} of {calls} in-scope call "
+        "lies between a month's UTC midnight and its local midnight. A monthly figure computed in "
+        "UTC would put it in the wrong month.",
         "The contract bounds its months in {zone} (UTC{offset}); {moved} of {calls} in-scope "
         "calls lie between a month's UTC midnight and its local midnight. A monthly figure "
         "computed in UTC would put them in the wrong month.",
+        count="calls",
     )
     PART_NETWORK = NC_("mismatch.part.network", "network")
     PART_QUEUE = NC_("mismatch.part.queue", "queue")
@@ -285,21 +328,29 @@ class Said(MessageCode):
         "mismatch.uncovered_task_time.title_parts",
         "{term}: {point} covers {share:percent} of task time; {parts}",
     )
-    TASK_TIME_DETAIL = NC_(
+    TASK_TIME_DETAIL = NPC_(
         "mismatch.uncovered_task_time.detail",
+        "Over {tasks} task with a task time, the contracted point ({point}) covers "
+        "{share:percent} of the time users wait; the rest is not protected by this term: {parts}. "
+        "'unmetered calls' are model calls outside the term (out of scope, failed, or without the "
+        "metric); 'gaps' is time between spans.",
         "Over {tasks} tasks with a task time, the contracted point ({point}) covers "
-        "{share:percent} of the time users wait; the rest is not protected by this term: "
-        "{parts}. 'unmetered calls' are model calls outside the term (out of scope, failed, or "
-        "without the metric); 'gaps' is time between spans.",
+        "{share:percent} of the time users wait; the rest is not protected by this term: {parts}. "
+        "'unmetered calls' are model calls outside the term (out of scope, failed, or without the "
+        "metric); 'gaps' is time between spans.",
+        count="tasks",
     )
     TASK_TIME_OVERLAP = NC_(
         "mismatch.uncovered_task_time.overlap",
         "Spans overlap (parallel calls), so shares sum past 100 %.",
     )
-    TASK_TIME_CLIENT = NC_(
+    TASK_TIME_CLIENT = NPC_(
         "mismatch.uncovered_task_time.client",
-        "Server processing is known only at the client for {calls} calls, counted at their "
-        "full client duration: the covered share is an upper bound.",
+        "Server processing is known only at the client for {calls} call, counted at its full "
+        "client duration: the covered share is an upper bound.",
+        "Server processing is known only at the client for {calls} calls, counted at their full "
+        "client duration: the covered share is an upper bound.",
+        count="calls",
     )
     TASK_TIME_WITH_NOTES = NC_(
         "mismatch.uncovered_task_time.with_notes", "{detail} {notes:sentences}"

@@ -30,7 +30,7 @@ import pandas as pd
 
 from slacheck.contract.model import Contract, Credits, Window
 from slacheck.engine import Engine, engine_of
-from slacheck.messages import NC_, Message, MessageCode
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
 from slacheck.trace.ingest import Traces
 from slacheck.verdict import MAX_EXAMPLES
@@ -102,22 +102,27 @@ class EffectiveSpan:
 class LossSays(MessageCode):
     """What a result says of the calls its window could not count."""
 
-    SET_ASIDE = NC_(
+    SET_ASIDE = NPC_(
         "metering.losses.set_aside",
+        "{n} model call in this window was set aside and not counted ({why})",
         "{n} model calls in this window were set aside and not counted ({why})",
     )
     REASON = NC_("metering.losses.reason", "{reason} {n}")
-    SCOPE_FIELD_MISSING = NC_(
+    SCOPE_FIELD_MISSING = NPC_(
         "metering.losses.scope_field_missing",
-        "{n} model calls record no {field}, which the contract's scope is decided on, and are "
-        "not counted",
+        "{n} model call records no {field}, which the contract's scope is decided on, and is not "
+        "counted",
+        "{n} model calls record no {field}, which the contract's scope is decided on, and are not "
+        "counted",
     )
-    UNDATED = NC_(
+    UNDATED = NPC_(
         "metering.losses.undated",
+        "{n} model call set aside without a start time may belong here too",
         "{n} model calls set aside without a start time may belong here too",
     )
-    SET_ASIDE_ALL = NC_(
+    SET_ASIDE_ALL = NPC_(
         "metering.losses.set_aside_all",
+        "{n} model call in the effective period was set aside and is not counted ({why})",
         "{n} model calls in the effective period were set aside and are not counted ({why})",
     )
 

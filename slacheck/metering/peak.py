@@ -20,7 +20,7 @@ from slacheck.contract.model import (
     UtilisationPeak,
     Window,
 )
-from slacheck.messages import NC_, Message, MessageCode
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
 from slacheck.metering.windowed import EPS
@@ -78,7 +78,12 @@ def at_peak_expr(ctx: Metering, calls: ir.Table) -> ir.BooleanValue:
 class PeakDefinitionSays(MessageCode):
     """The peak definition in words (criteria and notes of the checks that read peak)."""
 
-    REQUEST_RATE = NC_("metering.peak.request_rate", "peak: minutes with > {rate} calls")
+    REQUEST_RATE = NPC_(
+        "metering.peak.request_rate",
+        "peak: minutes with > {rate} call",
+        "peak: minutes with > {rate} calls",
+        count="rate",
+    )
     UTILISATION = NC_(
         "metering.peak.utilisation", "peak: minutes above {percent} % of {capacity} calls/min"
     )
