@@ -97,6 +97,11 @@ class MetricsSays(MessageCode):
     COLUMN_POINT = NC_("metering.metrics.column.point", "measurement point")
     COLUMN_METRIC = NC_("metering.metrics.column.metric", "metric")
     COLUMN_GIVES = NC_("metering.metrics.column.gives", "what the metrics give")
+    MET = NC_("metering.metrics.verdict.met", "met")
+    BREACHED = NC_("metering.metrics.verdict.breached", "breached")
+    INDETERMINATE = NC_("metering.metrics.verdict.indeterminate", "indeterminate")
+    NOT_MEASURABLE = NC_("metering.metrics.verdict.not_measurable", "not measurable")
+    NO_DATA = NC_("metering.metrics.verdict.no_data", "no data")
     NOT_SERVER_POINT = NC_(
         "metering.metrics.not_server_point",
         "{point} is measured at the client: server metrics do not bound it; traces only",
@@ -448,6 +453,16 @@ def share_verdict(passing: int, failing: int, total: int, required: float) -> Ve
 _DEFINITE = (Verdict.MET, Verdict.BREACHED)
 
 
+def _said(v: Verdict) -> Message:
+    """A verdict's name as a message (worded in the reader's language)."""
+    return {
+        Verdict.MET: MetricsSays.MET,
+        Verdict.BREACHED: MetricsSays.BREACHED,
+        Verdict.INDETERMINATE: MetricsSays.INDETERMINATE,
+        Verdict.NOT_MEASURABLE: MetricsSays.NOT_MEASURABLE,
+    }.get(v, MetricsSays.NO_DATA)()
+
+
 def combine(
     trace: Verdict, trace_exact: bool, metrics: Verdict | None
 ) -> tuple[Verdict, Evidence, Message | None]:
@@ -461,21 +476,21 @@ def combine(
         return trace, Evidence.TRACES, None
     if trace_exact and trace in _DEFINITE:
         if metrics in _DEFINITE and metrics is not trace:
-            note = MetricsSays.DISAGREE_KEPT(trace=str(trace), metrics=str(metrics))
+            note = MetricsSays.DISAGREE_KEPT(trace=_said(trace), metrics=_said(metrics))
             return trace, Evidence.TRACES, note
         return trace, Evidence.TRACES, None
     if trace in _DEFINITE and metrics in _DEFINITE:
         if trace is metrics:
-            return trace, Evidence.BOTH, MetricsSays.AGREE(verdict=str(trace))
-        note = MetricsSays.DISAGREE(trace=str(trace), metrics=str(metrics))
+            return trace, Evidence.BOTH, MetricsSays.AGREE(verdict=_said(trace))
+        note = MetricsSays.DISAGREE(trace=_said(trace), metrics=_said(metrics))
         return Verdict.INDETERMINATE, Evidence.BOTH, note
     if trace in _DEFINITE:
         return trace, Evidence.TRACES, None
     if metrics in _DEFINITE:
-        return metrics, Evidence.METRICS, MetricsSays.DECIDED(trace=str(trace))
+        return metrics, Evidence.METRICS, MetricsSays.DECIDED(trace=_said(trace))
     if trace is Verdict.INDETERMINATE:
         return trace, Evidence.BOTH, None
-    return metrics, Evidence.METRICS, MetricsSays.DECIDED(trace=str(trace))
+    return metrics, Evidence.METRICS, MetricsSays.DECIDED(trace=_said(trace))
 
 
 def unapplied_exclusions(contract: Contract) -> list[str]:
