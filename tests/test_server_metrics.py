@@ -199,6 +199,10 @@ def _point(**over: Any) -> dict[str, Any]:
         (_point(timeUnixNano="soon"), SetAside.TIME),
         (_point(startTimeUnixNano="1784117200000000000"), SetAside.TIME),
         (_point(startTimeUnixNano="0"), SetAside.NO_START),
+        (_point(count=str(2**64), bucketCounts=["1", str(2**64 - 1)]), SetAside.COUNTS),
+        (_point(explicitBounds=[1e308]), SetAside.BOUNDS),  # 1e308 s is no duration in ms
+        (_point(flags=1), SetAside.NO_VALUE),
+        (_point(timeUnixNano="9" * 40), SetAside.TIME),
     ],
 )
 def test_a_bad_point_is_set_aside_with_its_reason_and_place(
@@ -527,3 +531,92 @@ def test_cli_check_and_fields_with_metrics(tmp_path: Path) -> None:
     assert refused.returncode == 2
     assert "bad.json" in refused.stderr and "resourceMetrics" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def _doc(points: list[dict[str, Any]], temporality: int) -> dict[str, Any]:
+    histogram = {"aggregationTemporality": temporality, "dataPoints": points}
+    metric = {"name": "gen_ai.server.request.duration", "unit": "s", "histogram": histogram}
+    return {"resourceMetrics": [{"scopeMetrics": [{"metrics": [metric]}]}]}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    deltas=st.lists(st.lists(st.integers(0, 50), min_size=3, max_size=3), min_size=1, max_size=8),
+    restart_at=st.integers(0, 8),
+    as_text=st.booleans(),
+)
+def test_cumulative_points_difference_to_the_deltas(
+    tmp_path_factory: pytest.TempPathFactory,
+    deltas: list[list[int]],
+    restart_at: int,
+    as_text: bool,
+) -> None:
+    """A cumulative series (restarted once, with a new start time) reads as the deltas it
+    accumulated, interval by interval; counts as strings or numbers alike."""
+    t0, step = 1_784_116_800 * 10**9, 60 * 10**9
+    points, running, start = [], [0, 0, 0], t0
+    for i, d in enumerate(deltas):
+        if i == restart_at and i > 0:
+            running, start = [0, 0, 0], t0 + i * step  # the process restarted at this minute
+        running = [a + b for a, b in zip(running, d, strict=True)]
+        points.append(
+            {
+                "startTimeUnixNano": str(start),
+                "timeUnixNano": str(t0 + (i + 1) * step),
+                "count": str(sum(running)) if as_text else sum(running),
+                "bucketCounts": [str(c) for c in running] if as_text else list(running),
+                "explicitBounds": [0.1, 1.0],
+            }
+        )
+    path = tmp_path_factory.mktemp("cum") / "m.json"
+    path.write_text(json.dumps(_doc(points, 2)))
+    got = read_otlp_metrics([path])
+    rows = got.points.to_pylist()
+    assert [(r["start_us"], r["end_us"]) for r in rows] == [
+        ((t0 + i * step) // 1000, (t0 + (i + 1) * step) // 1000) for i in range(len(deltas))
+    ]
+    assert [r["count"] for r in rows] == [sum(d) for d in deltas]
+    per_point: dict[int, dict[float, int]] = {}
+    for b in got.buckets.to_pylist():
+        per_point.setdefault(b["point_id"], {})[b["hi_ms"]] = b["n"]
+    for r, d in zip(rows, deltas, strict=True):
+        want = {hi: n for hi, n in zip((100.0, 1000.0, math.inf), d, strict=True) if n}
+        assert per_point.get(r["point_id"], {}) == want
+
+
+def test_metrics_decide_with_their_own_counts(evaluation: Any) -> None:
+    """p95 ≤ 800 decided by the metrics: of 37 requests, those in buckets at or below 500 ms
+    (7 + 9 + 8 = 24) are proven within; the figure shown is the lower bound, 1 000 ms."""
+    r = _result(evaluation, "P-breached")
+    assert (r.good, r.total, r.observed, r.unit) == (24, 37, 1000.0, "ms")
+    assert r.measured_at == "gen_ai.server.request.duration"
+    assert r.gap == -200.0 and r.examples == ()
+
+
+@pytest.mark.parametrize(
+    ("relation", "limit", "want"),
+    [
+        # an exact mean of 200 against ≤ 200: within at the limit, beyond when the limit is out
+        (sm.Relation.SAME, AtTheLimit.WITHIN, (1, 0)),
+        (sm.Relation.SAME, AtTheLimit.BEYOND, (0, 1)),
+        # the server's exact 200 under the client's figure (≥ 200): cannot tell when the limit
+        # is within; proven beyond when it is not
+        (sm.Relation.LOWER, AtTheLimit.WITHIN, (0, 0)),
+        (sm.Relation.LOWER, AtTheLimit.BEYOND, (0, 1)),
+    ],
+)
+def test_an_exact_slice_figure_at_the_limit(
+    relation: sm.Relation, limit: AtTheLimit, want: tuple[int, int]
+) -> None:
+    per = ibis.memtable(
+        {"_w": ["w"], "_s": [0], "_n": [5], "_lo": [200.0], "_hi": [200.0], "_exact": [True]}
+    )
+    obj = TimeSliceObjective(
+        slice_minutes=5,
+        statistic="mean",
+        threshold=200,
+        direction=Direction.AT_MOST,
+        slices_passing_percent=50,
+    )
+    got = sm.slice_judgements(per, obj, relation, limit).execute().iloc[0]
+    assert (int(got["passing"]), int(got["failing"])) == want

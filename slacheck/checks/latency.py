@@ -1004,7 +1004,7 @@ def _metric_occurrence(
         )
         at_most = obj.direction is Direction.AT_MOST
         observed = hi if (passes is True) == at_most and not math.isinf(hi) else lo
-        good = proven.get(w, 0) if tp.cover.relation is server_metrics.Relation.SAME else 0
+        good = proven.get(w, 0)
         out[w] = _Reading(verdict, observed, "ms", good, n, (note, *_aside_notes(aside)), details)
     return out
 

@@ -323,10 +323,16 @@ def window_rank_bounds(
 
 
 def proven_within(tp: TermPoints, ev: MetricsEvidence, obj: OccurrenceObjective) -> dict[str, int]:
-    """Per window: requests whose bucket proves them within the threshold."""
+    """Per window: requests whose bucket proves them within the threshold (a lower bound
+    proves none within an ``at_most`` threshold)."""
     b = window_buckets(tp, ev)
     t = obj.threshold
-    sure = b.hi_ms <= t if obj.direction is Direction.AT_MOST else b.lo_ms >= t
+    if obj.direction is Direction.AT_LEAST:
+        sure = b.lo_ms >= t
+    elif tp.cover.relation is Relation.SAME:
+        sure = b.hi_ms <= t
+    else:
+        return {}
     agg = b.group_by("_w").aggregate(good=ibis.ifelse(sure, b.n, 0).sum()).execute()
     return {str(w): int(g or 0) for w, g in zip(agg["_w"], agg["good"], strict=True)}
 
@@ -418,12 +424,14 @@ def slice_judgements(
     hi = per._hi if relation is Relation.SAME else ibis.literal(math.inf)
     lo, t = per._lo, obj.threshold
     inclusive = at_the_limit is AtTheLimit.WITHIN
+    # an exact server figure m under a lower-bound relation: the contracted figure is ≥ m
+    # (not > m), so the limit itself decides as the contract reads it
     if obj.direction is Direction.AT_MOST:
         bounded_pass = hi <= t if inclusive else hi < t
-        bounded_fail = lo >= t
+        bounded_fail = ibis.ifelse(per._exact, lo > t if inclusive else lo >= t, lo >= t)
         exact_pass = per._hi <= t if inclusive else per._hi < t
     else:
-        bounded_pass = lo >= t
+        bounded_pass = ibis.ifelse(per._exact, lo >= t if inclusive else lo > t, lo >= t)
         bounded_fail = hi < t if inclusive else hi <= t
         exact_pass = per._hi >= t if inclusive else per._hi > t
     exact = per._exact & (relation is Relation.SAME)

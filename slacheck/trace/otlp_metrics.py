@@ -56,6 +56,10 @@ _DELTA = (1, "1", "AGGREGATION_TEMPORALITY_DELTA")
 _CUMULATIVE = (2, "2", "AGGREGATION_TEMPORALITY_CUMULATIVE")
 #: nanoseconds since 1970 that are before 2200 (beyond that a timestamp is a defect)
 _MAX_NANOS = 7_258_118_400 * 10**9
+#: more observations than this in one point is no histogram (and would not fit the table)
+MAX_COUNT = 2**53
+#: ``DataPointFlags.FLAG_NO_RECORDED_VALUE``: the point holds no value (a gap, not zeros)
+_NO_RECORDED_VALUE = 1
 
 
 class SetAside:
@@ -70,6 +74,7 @@ class SetAside:
     BOUNDS = "bad_explicit_bounds"
     COUNTS = "bad_bucket_counts"
     COUNT_MISMATCH = "count_not_sum_of_buckets"
+    NO_VALUE = "no_recorded_value"
     OVERLAP = "overlapping_interval"
     RESET_OVERLAP = "restart_overlaps_counted_interval"
 
@@ -350,6 +355,10 @@ def _read_point(
     resource: dict[str, object],
     factor: float,
 ) -> _Raw | None:
+    flags = _uint(point.get("flags", 0))
+    if flags is not None and flags & _NO_RECORDED_VALUE:
+        reader.aside(SetAside.NO_VALUE, f"{ref}.flags")
+        return None
     end = _uint(point.get("timeUnixNano"))
     start = _uint(point.get("startTimeUnixNano", 0))
     if end is None or end == 0 or end >= _MAX_NANOS:
@@ -365,19 +374,23 @@ def _read_point(
         return None
     parsed = [_double(b) for b in raw_bounds]
     bounds = [b for b in parsed if b is not None and math.isfinite(b)]
-    if len(bounds) != len(parsed) or any(a >= b for a, b in itertools.pairwise(bounds)):
+    if (
+        len(bounds) != len(parsed)
+        or any(a >= b for a, b in itertools.pairwise(bounds))
+        or any(not math.isfinite(b * factor) for b in bounds)
+    ):
         reader.aside(SetAside.BOUNDS, f"{ref}.explicitBounds")
         return None
     if not isinstance(raw_counts, list) or len(raw_counts) != len(bounds) + 1:
         reader.aside(SetAside.COUNTS, f"{ref}.bucketCounts")
         return None
     counts = [_uint(c) for c in raw_counts]
-    if any(c is None for c in counts):
+    if any(c is None or c > MAX_COUNT for c in counts):
         reader.aside(SetAside.COUNTS, f"{ref}.bucketCounts")
         return None
     total = _uint(point.get("count", 0))
     ints = [int(c) for c in counts if c is not None]
-    if total is None or total != sum(ints):
+    if total is None or total != sum(ints) or total > MAX_COUNT:
         reader.aside(SetAside.COUNT_MISMATCH, f"{ref}.count")
         return None
     s = _double(point.get("sum")) if "sum" in point else None
