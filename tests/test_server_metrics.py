@@ -620,3 +620,15 @@ def test_an_exact_slice_figure_at_the_limit(
     )
     got = sm.slice_judgements(per, obj, relation, limit).execute().iloc[0]
     assert (int(got["passing"]), int(got["failing"])) == want
+
+
+def test_metrics_given_as_traces_are_said_to_be_metrics(tmp_path: Path) -> None:
+    contract = _contract_file(tmp_path)
+    for path in (FIXTURE, tmp_path / "one.json"):
+        if path != FIXTURE:
+            path.write_text(json.dumps(json.loads(FIXTURE.read_text().splitlines()[0])))
+        got = _cli("check", str(contract), str(path))
+        assert got.returncode == 2
+        assert "OTLP metrics export" in got.stderr and "--metrics" in got.stderr
+    missing = _cli("check", str(contract), str(FIXTURE), "--metrics", str(tmp_path / "none.json"))
+    assert missing.returncode == 2 and "no such metrics file" in missing.stderr

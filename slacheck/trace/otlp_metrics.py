@@ -37,6 +37,7 @@ from typing import Any
 import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.inputs import regular_file_problem
 from slacheck.trace.otlp import _attributes
 from slacheck.trace.records import load_json, problem, read_text
 
@@ -173,6 +174,9 @@ def read_otlp_metrics(paths: list[Path]) -> MetricPoints:
     at: dict[str, list[str]] = {}
     other: Counter[str] = Counter()
     for path in paths:
+        refused = regular_file_problem(path, "metrics file")
+        if refused is not None:
+            raise TraceInputError([refused])
         reader = _Reader(path)
         text = read_text(path)
         loaded = load_json(path)
