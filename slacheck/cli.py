@@ -75,6 +75,7 @@ class CliSays(MessageCode):
     WROTE_SLOS = NPC_("cli.openslo.wrote", "wrote {path}: {n} SLO", "wrote {path}: {n} SLOs")
     LEFT_OUT = NC_("cli.openslo.left_out", "left out: {what}")
     READING_TRACES = NC_("cli.status.reading", "reading traces…")
+    READING_METRICS = NC_("cli.status.reading_metrics", "reading metrics…")
     WRITING_PARQUET = NC_("cli.status.writing_parquet", "writing Parquet…")
     CHECKING = NC_("cli.status.checking", "checking terms…")
     CHECKING_RENDERING = NC_("cli.status.checking_rendering", "checking and rendering…")
@@ -563,6 +564,26 @@ def generate(
 FormatOpt3 = Annotated[ReportFormat, typer.Option("--format", help="table, json or md.")]
 ContractArg = Annotated[Path, typer.Argument(help="Contract YAML file.")]
 TracesArg = Annotated[list[Path], typer.Argument(help="Trace files (format detected).")]
+MetricsOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--metrics",
+        help="OTLP/JSON metrics file (repeatable): server-side gen_ai.server.* histograms, "
+        "a second evidence source for server-side terms.",
+    ),
+]
+
+
+def _metrics(paths: list[Path] | None, lang: str = "en") -> Any:
+    """The server-side metrics evidence, or None without ``--metrics``."""
+    if not paths:
+        return None
+    from slacheck.inputs import reading
+    from slacheck.metering.metrics import MetricsEvidence
+    from slacheck.trace.otlp_metrics import read_otlp_metrics
+
+    with err.status(say(CliSays.READING_METRICS, lang)), reading(paths[0]):
+        return MetricsEvidence(read_otlp_metrics(paths))
 
 
 @app.command()
@@ -579,26 +600,41 @@ def fields(
     ] = Lang.en,
     spark_master: SparkMasterOpt = None,
     verbose: VerboseOpt = False,
+    metrics: MetricsOpt = None,
 ) -> None:
     """The eight-item field check: can these traces measure what the contract meters?
 
-    Exit 0 when every item is measurable (or derivable), 1 when a gap remains.
+    With ``--metrics``, also which latency terms the server-side metrics cover. Exit 0 when
+    every item is measurable (or derivable), 1 when a gap remains.
     """
-    from slacheck.console import field_check_tables
+    from slacheck.console import field_check_tables, metrics_coverage_table
     from slacheck.contract.load import load_contract
     from slacheck.match.fields import check_fields
-    from slacheck.render.markdown import fields_markdown
+    from slacheck.metering.metrics import coverage_rows
+    from slacheck.render.markdown import fields_markdown, metrics_coverage_markdown
 
     c = load_contract(contract)
+    ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
     result = check_fields(c, loaded)
+    rows = None if ev is None else coverage_rows(c, ev)
     if fmt is ReportFormat.json:
-        sys.stdout.write(jsonout.dumps(result.to_dict()))
+        doc = result.to_dict()
+        if rows is not None and ev is not None:
+            doc["metrics"] = {
+                **ev.data.to_dict(),
+                "terms": [{**r, "message": r["message"].to_dict()} for r in rows],
+            }
+        sys.stdout.write(jsonout.dumps(doc))
     elif fmt is ReportFormat.md:
         sys.stdout.write(fields_markdown(result, lang.value))
+        if rows is not None:
+            sys.stdout.write("\n" + metrics_coverage_markdown(rows, lang.value))
     else:
         for table in field_check_tables(result, lang.value):
             out.print(table)
+        if rows is not None:
+            out.print(metrics_coverage_table(rows, lang.value))
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FINDINGS)
 
 
@@ -626,8 +662,13 @@ def check(
     ] = Lang.en,
     spark_master: SparkMasterOpt = None,
     verbose: VerboseOpt = False,
+    metrics: MetricsOpt = None,
 ) -> None:
-    """Verdict per term and calendar window. Exit 0 all met, 1 otherwise, 2 bad input."""
+    """Verdict per term and calendar window. Exit 0 all met, 1 otherwise, 2 bad input.
+
+    ``--metrics``: server-side OTLP metrics (histograms) bound server-side terms where the
+    traces cannot; each term's JSON ``details.evidence`` says which source its verdict rests on.
+    """
     from slacheck.console import evaluation_table
     from slacheck.contract.load import load_contract
     from slacheck.evaluate import evaluate
@@ -637,9 +678,10 @@ def check(
     if junit is not None:
         check_target(junit, _inputs(contract, traces, mapping))
     c = load_contract(contract)
+    ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
     with err.status(say(CliSays.CHECKING, lang.value)):
-        result = evaluate(c, loaded, period=period)
+        result = evaluate(c, loaded, period=period, metrics=ev)
     if junit is not None:
         write_output(junit, to_junit(result, lang.value), _inputs(contract, traces, mapping))
     if fmt is ReportFormat.json:

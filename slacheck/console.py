@@ -448,3 +448,29 @@ def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
             block.append(f"\n   {say(t.EXAMPLES(ids=list(r.examples)), lang)}")
         blocks.append(block)
     return Group(*blocks)
+
+
+def metrics_coverage_table(rows: Sequence[Mapping[str, object]], lang: str = "en") -> Table:
+    """Which latency terms the server-side metrics cover (``metering.metrics.coverage_rows``)."""
+    from slacheck.metering.metrics import MetricsSays
+
+    table = Table(title=render(MetricsSays.COVERAGE_TITLE(), lang))
+    for code in (
+        MetricsSays.COLUMN_TERM,
+        MetricsSays.COLUMN_POINT,
+        MetricsSays.COLUMN_METRIC,
+        MetricsSays.COLUMN_GIVES,
+    ):
+        table.add_column(render(code(), lang))
+    for r in rows:
+        message = r["message"]
+        table.add_row(
+            plain(r["term"]),
+            plain(r["point"]),
+            plain(r["metric"] or "—"),
+            plain(
+                render(message, lang) if isinstance(message, Message) else "",
+                "green" if r["covered"] else "yellow",
+            ),
+        )
+    return table

@@ -13,6 +13,7 @@ from slacheck.checks import CheckContext, load_builtin_checks
 from slacheck.contract.model import Contract, Window
 from slacheck.errors import UsageError
 from slacheck.metering.context import EffectiveSpan
+from slacheck.metering.metrics import MetricsEvidence
 from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import parse_period
@@ -31,6 +32,8 @@ class Evaluation:
     #: in-scope calls outside the contract's effective period: never counted, always said
     outside_effective: EffectiveSpan = field(default_factory=lambda: EffectiveSpan(0, 0))
     version: str = __version__
+    #: server-side metrics read as a second evidence source (``--metrics``), if any
+    metrics: MetricsEvidence | None = None
 
     @property
     def ok(self) -> bool:
@@ -78,6 +81,7 @@ class Evaluation:
                 {"path": s.path, "format": s.format, "sha256": s.sha256, "rows": s.rows}
                 for s in self.sources
             ],
+            **({} if self.metrics is None else {"metrics": self.metrics.data.to_dict()}),
         }
 
 
@@ -87,10 +91,12 @@ def evaluate(
     *,
     period: str | None = None,
     only: Iterable[str] | None = None,
+    metrics: MetricsEvidence | None = None,
 ) -> Evaluation:
-    """Check ``contract`` against ``traces``. ``period``: `2026-07` or `2026-Q3` (contract zone)."""
+    """Check ``contract`` against ``traces``. ``period``: `2026-07` or `2026-Q3` (contract zone);
+    ``metrics``: server-side OTLP metrics, a second evidence source for server-side terms."""
     window = parse_period(period, contract.zone) if period else None
-    return run_checks(CheckContext(contract, traces, window), only=only)
+    return run_checks(CheckContext(contract, traces, window, metrics), only=only)
 
 
 def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evaluation:
@@ -116,6 +122,7 @@ def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evalu
         engine=str(traces.engine),
         period=None if ctx.period is None else ctx.period.label,
         outside_effective=ctx.outside_effective,
+        metrics=ctx.metrics,
     )
 
 

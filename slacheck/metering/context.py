@@ -32,6 +32,7 @@ from slacheck.contract.model import Contract, Credits, Window
 from slacheck.engine import Engine, engine_of
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
+from slacheck.metering.metrics import MetricsEvidence
 from slacheck.trace.ingest import Traces
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import (
@@ -167,6 +168,8 @@ class Metering:
     traces: Traces
     #: restricts windows to this period (e.g. 2026-Q3); None: every window the traces touch
     period: CalendarWindow | None = None
+    #: server-side OTLP metrics, a second evidence source (``metering.metrics``)
+    metrics: MetricsEvidence | None = None
 
     @cached_property
     def calls(self) -> ir.Table:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from slacheck.evaluate import Evaluation
 from slacheck.match.fields import FieldCheck
 from slacheck.messages import render
@@ -85,4 +87,22 @@ def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
     lost = check.losses.notes(whole_period=True)
     if lost:
         lines += ["", *(f"- {md_text(render(n, lang))}" for n in lost)]
+    return "\n".join(lines) + "\n"
+
+
+def metrics_coverage_markdown(rows: list[dict[str, Any]], lang: str = "en") -> str:
+    """Which latency terms the server-side metrics cover, as a Markdown table."""
+    lines = [
+        "| term | point | metric | covered | what the metrics give |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        cells = (
+            r["term"],
+            r["point"],
+            r["metric"] or "—",
+            "yes" if r["covered"] else "no",
+            render(r["message"], lang),
+        )
+        lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
     return "\n".join(lines) + "\n"

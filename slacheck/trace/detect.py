@@ -49,11 +49,29 @@ def detect_format(path: Path) -> Format:
         return "table"
     lines = _json_lines_head(path)
     if lines is not None:
+        if "resourceMetrics" in lines:
+            raise _metrics(path)
         return _record_format(lines.keys()) or "table"
     found = _scan(path)
     if found is None:
+        if '"resourceMetrics"' in text:
+            raise _metrics(path)
         raise _unknown(path, "JSON of no known trace shape")
     return found
+
+
+def _metrics(path: Path) -> TraceInputError:
+    """An OTLP metrics export given where traces belong: said as such."""
+    return TraceInputError(
+        [
+            problem(
+                path,
+                "an OTLP metrics export (resourceMetrics), not traces",
+                Reason.UNKNOWN_FORMAT,
+                fix="pass it with --metrics FILE (slacheck check, slacheck fields)",
+            )
+        ]
+    )
 
 
 def _encoding_problem(path: Path, head: bytes) -> Problem | None:
