@@ -29,6 +29,7 @@ import slacheck.match.fields
 import slacheck.match.mismatch
 import slacheck.metering.context
 import slacheck.metering.peak
+import slacheck.render.charts
 import slacheck.render.claim
 import slacheck.render.words
 from slacheck.contract.load import load_contract, load_contract_text

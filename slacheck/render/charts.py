@@ -26,11 +26,13 @@ from markupsafe import Markup
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from slacheck.messages import NC_, MessageCode, Param, render
 from slacheck.render.format import Formatter
 
 __all__ = [
     "PART_COLOURS",
     "VERDICT_COLOURS",
+    "ChartWord",
     "Distribution",
     "MonthlyPoint",
     "PeakPoint",
@@ -141,6 +143,41 @@ def _style(fmt: Formatter, salt: str) -> Iterator[None]:
         yield
 
 
+class ChartWord(MessageCode):
+    """Every word drawn in a chart (axis labels, legends, markers, the screen-reader label),
+    worded in the catalogue like any other message."""
+
+    DISTRIBUTION = NC_(
+        "chart.distribution", "{term}: distribution of {point} against the threshold"
+    )
+    NO_MEASUREMENTS = NC_("chart.no_measurements", "no measurements in the period")
+    THRESHOLD = NC_("chart.threshold", "threshold {value}")
+    AXIS_UPPER = NC_("chart.axis.upper", "{point} (upper bound)")
+    AXIS_LOWER = NC_("chart.axis.lower", "{point} (lower bound)")
+    AXIS_MIXED = NC_("chart.axis.mixed", "{point} (a bound where not recorded)")
+    AXIS_TOKENS_PER_SECOND = NC_("chart.axis.tokens_per_second", "{axis} (tokens/s)")
+    COUNT_TASKS = NC_("chart.count.tasks", "tasks (n = {n})")
+    COUNT_CALLS = NC_("chart.count.calls", "calls (n = {n})")
+    BREAKDOWN = NC_("chart.breakdown", "Where agent task time goes")
+    NO_TASK_TIMES = NC_("chart.no_task_times", "no task times in the traces")
+    MEAN_PER_TASK = NC_("chart.mean_per_task", "mean time per task (ms / s)")
+    MONTHLY = NC_("chart.monthly", "Latency terms per month: observed ÷ threshold")
+    NO_LATENCY_TERMS = NC_("chart.no_latency_terms", "no latency terms")
+    SHARE_OF_THRESHOLD = NC_("chart.share_of_threshold", "observed ÷ threshold (%)")
+    CALENDAR_MONTH = NC_("chart.calendar_month", "calendar month")
+    PEAK = NC_("chart.peak", "p95 full response time: peak vs off-peak")
+    NO_PEAK = NC_("chart.no_peak", "the contract defines no peak")
+    OFF_PEAK_BARS = NC_("chart.legend.off_peak", "off-peak")
+    PEAK_BARS = NC_("chart.legend.peak", "peak")
+    NO_PEAK_MINUTES = NC_("chart.no_peak_minutes", "no peak minutes")
+    P95_FULL_RESPONSE = NC_("chart.p95_full_response", "p95 full response time")
+
+
+def _say(fmt: Formatter, code: ChartWord, **params: Param) -> str:
+    """``code`` in the chart's language, from the catalogue."""
+    return render(code(**params), fmt.lang)
+
+
 def _figure(width: float = 7.5, height: float = 2.6) -> Figure:
     fig = Figure(figsize=(width, height), dpi=72, layout="constrained")
     fig.patch.set_alpha(0.0)
@@ -192,18 +229,14 @@ def _empty(ax: Any, text: str) -> None:
 def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
     """Histogram of a latency term's values, with the threshold and each month's observed
     percentile as the check reported it."""
-    zh = fmt.zh
-    label = (
-        f"{d.term_id}：{fmt.point(d.measured_at)}分布与阈值"
-        if zh
-        else f"{d.term_id}: distribution of {fmt.point(d.measured_at)} against the threshold"
-    )
+    point = fmt.point(d.measured_at)
+    label = _say(fmt, ChartWord.DISTRIBUTION, term=d.term_id, point=point)
     with _style(fmt, f"dist-{d.term_id}"):
         fig = _figure(7.5, 2.4)
         ax = fig.add_subplot()
         values = d.values[np.isfinite(d.values)]
         if values.size == 0:
-            _empty(ax, "报告期内无计量数据" if zh else "no measurements in the period")
+            _empty(ax, _say(fmt, ChartWord.NO_MEASUREMENTS))
             return _svg(fig, label)
         hi = float(max(d.threshold * 1.25, np.quantile(values, 0.995)))
         lo = 0.0
@@ -224,11 +257,10 @@ def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
             ax.stairs(np.where(mask, counts, 0), edges, fill=True, color=colour, alpha=0.55)
         ax.axvline(d.threshold, color=VERDICT_COLOURS["breached"], linewidth=1.6)
         top = float(counts.max()) if counts.size else 1.0
-        what = "阈值" if zh else "threshold"
         ax.text(
             d.threshold,
             top * 1.04,
-            f"{what} {_value(fmt, d.threshold, d.unit)} ",
+            _say(fmt, ChartWord.THRESHOLD, value=_value(fmt, d.threshold, d.unit)) + " ",
             color=VERDICT_COLOURS["breached"],
             va="bottom",
             ha="right",
@@ -250,16 +282,17 @@ def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
             ax.xaxis.set_major_formatter(_axis_ms(fmt))
         ax.set_xlim(lo, hi)
         n = fmt.count(values.size)
-        unit_word = "个" if zh else ""
         bound = {
-            "upper": "（上界替代值）" if zh else " (upper bound)",
-            "lower": "（下界替代值）" if zh else " (lower bound)",
-            "mixed": "（未记录者以界值计）" if zh else " (a bound where not recorded)",
-        }.get(d.bound or "", "")
-        unit = "" if d.unit == "ms" else f" ({d.unit})"
-        ax.set_xlabel(f"{fmt.point(d.measured_at)}{bound}{unit}")
-        what = ("任务数" if d.unit_word == "tasks" else "调用数") if zh else d.unit_word
-        ax.set_ylabel(f"{what} (n = {n}{unit_word})")
+            "upper": ChartWord.AXIS_UPPER,
+            "lower": ChartWord.AXIS_LOWER,
+            "mixed": ChartWord.AXIS_MIXED,
+        }.get(d.bound or "")
+        axis = point if bound is None else _say(fmt, bound, point=point)
+        if d.unit != "ms":
+            axis = _say(fmt, ChartWord.AXIS_TOKENS_PER_SECOND, axis=axis)
+        what = ChartWord.COUNT_TASKS if d.unit_word == "tasks" else ChartWord.COUNT_CALLS
+        ax.set_xlabel(axis)
+        ax.set_ylabel(_say(fmt, what, n=n))
         ax.grid(axis="y", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         return _svg(fig, label)
@@ -271,14 +304,13 @@ def _value(fmt: Formatter, v: float, unit: str) -> str:
 
 def time_breakdown(parts: Sequence[tuple[str, float, float]], fmt: Formatter) -> Markup:
     """Where task time goes: mean ms per task for each part (name, per-task ms, share)."""
-    zh = fmt.zh
-    label = "任务时间构成" if zh else "Where agent task time goes"
+    label = _say(fmt, ChartWord.BREAKDOWN)
     shown = [(n, ms, share) for n, ms, share in parts if ms > 0]
     with _style(fmt, "breakdown"):
         fig = _figure(7.5, 0.5 + 0.26 * max(len(shown), 2))
         ax = fig.add_subplot()
         if not shown:
-            _empty(ax, "无任务时间数据" if zh else "no task times in the traces")
+            _empty(ax, _say(fmt, ChartWord.NO_TASK_TIMES))
             return _svg(fig, label)
         names = [fmt.name("part", n) for n, _, _ in shown]
         y = np.arange(len(shown))[::-1]
@@ -289,9 +321,9 @@ def time_breakdown(parts: Sequence[tuple[str, float, float]], fmt: Formatter) ->
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
         right = float(widths.max()) * 1.32
         ax.set_xlim(0, right)
-        for yi, (_, ms, share) in zip(y, shown, strict=True):
+        for yi, (_name, ms, share) in zip(y, shown, strict=True):
             ax.text(ms + right * 0.01, yi, f"{fmt.duration(ms)} ({fmt.ratio(share)})", va="center")
-        ax.set_xlabel("每任务平均时间（毫秒/秒）" if zh else "mean time per task (ms / s)")
+        ax.set_xlabel(_say(fmt, ChartWord.MEAN_PER_TASK))
         ax.grid(axis="x", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         ax.tick_params(axis="y", length=0)
@@ -303,16 +335,13 @@ def monthly_compliance(
 ) -> Markup:
     """Each latency term's observed figure per month as a share of its threshold (100 % is
     the threshold), coloured by the month's verdict."""
-    zh = fmt.zh
-    label = (
-        "各月时延条款实测值与阈值之比" if zh else "Latency terms per month: observed ÷ threshold"
-    )
+    label = _say(fmt, ChartWord.MONTHLY)
     terms = list(dict.fromkeys(p.term_id for p in points))
     with _style(fmt, "monthly"):
         fig = _figure(7.5, 2.5)
         ax = fig.add_subplot()
         if not terms or not windows:
-            _empty(ax, "无时延条款" if zh else "no latency terms")
+            _empty(ax, _say(fmt, ChartWord.NO_LATENCY_TERMS))
             return _svg(fig, label)
         by = {(p.term_id, p.window): p for p in points}
         width = 0.8 / len(terms)
@@ -348,8 +377,8 @@ def monthly_compliance(
         ax.set_xlim(-0.5, len(windows) - 0.5)
         ax.set_ylim(0, math.ceil(tallest * 1.15 / 10) * 10)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:.0f}%"))
-        ax.set_ylabel("实测值 ÷ 阈值（%）" if zh else "observed ÷ threshold (%)")
-        ax.set_xlabel("自然月" if zh else "calendar month")
+        ax.set_ylabel(_say(fmt, ChartWord.SHARE_OF_THRESHOLD))
+        ax.set_xlabel(_say(fmt, ChartWord.CALENDAR_MONTH))
         ax.grid(axis="y", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)
         # the key: bar numbers → term ids, then the verdict colours that appear
@@ -373,21 +402,18 @@ def monthly_compliance(
 
 def peak_vs_off_peak(points: Sequence[PeakPoint], fmt: Formatter) -> Markup:
     """Per month: p95 full-response time of calls in peak minutes against the rest."""
-    zh = fmt.zh
-    label = (
-        "峰值与非峰值时段 p95 完整响应时间" if zh else "p95 full response time: peak vs off-peak"
-    )
+    label = _say(fmt, ChartWord.PEAK)
     with _style(fmt, "peak"):
         fig = _figure(7.5, 2.1)
         ax = fig.add_subplot()
         if not points:
-            _empty(ax, "合同未定义峰值" if zh else "the contract defines no peak")
+            _empty(ax, _say(fmt, ChartWord.NO_PEAK))
             return _svg(fig, label)
         x = np.arange(len(points))
         off = [p.p95_off_peak for p in points]
         at = [p.p95_at_peak for p in points]
-        off_name = "非峰值" if zh else "off-peak"
-        at_name = "峰值" if zh else "peak"
+        off_name = _say(fmt, ChartWord.OFF_PEAK_BARS)
+        at_name = _say(fmt, ChartWord.PEAK_BARS)
         ax.bar(x - 0.18, [v or 0.0 for v in off], width=0.34, color="#54aeff", label=off_name)
         ax.bar(x + 0.18, [v or 0.0 for v in at], width=0.34, color="#bf3989", label=at_name)
         top = max([v for v in (*off, *at) if v is not None] or [1.0])
@@ -396,7 +422,7 @@ def peak_vs_off_peak(points: Sequence[PeakPoint], fmt: Formatter) -> Markup:
                 if v is not None:
                     ax.text(xi + dx, v, fmt.duration(v), ha="center", va="bottom", fontsize=7)
             if p.p95_at_peak is None:
-                none = "无峰值分钟" if zh else "no peak minutes"
+                none = _say(fmt, ChartWord.NO_PEAK_MINUTES)
                 ax.text(
                     xi + 0.18,
                     top * 0.04,
@@ -411,8 +437,8 @@ def peak_vs_off_peak(points: Sequence[PeakPoint], fmt: Formatter) -> Markup:
         ax.yaxis.set_major_formatter(_axis_ms(fmt))
         ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
         ax.set_ylim(0, top * 1.2)
-        ax.set_ylabel("p95 完整响应时间" if zh else "p95 full response time")
-        ax.set_xlabel("自然月" if zh else "calendar month")
+        ax.set_ylabel(_say(fmt, ChartWord.P95_FULL_RESPONSE))
+        ax.set_xlabel(_say(fmt, ChartWord.CALENDAR_MONTH))
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
         ax.grid(axis="y", color=_GRID, linewidth=0.6)
         ax.set_axisbelow(True)

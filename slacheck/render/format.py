@@ -26,7 +26,7 @@ from slacheck.contract.model import (
     RequestRatePeak,
     UtilisationPeak,
 )
-from slacheck.messages import Message
+from slacheck.messages import LOCALES, Message
 from slacheck.messages import render as render_message
 from slacheck.render.words import LABELS, NAMES, POINT_DEFINITIONS
 
@@ -151,11 +151,18 @@ class Formatter:
 
     # ---- numbers
 
+    @property
+    def locale(self) -> str:
+        """The Babel locale of this document's language: "en", "zh_CN"."""
+        return LOCALES[self.lang]
+
     def count(self, n: Any) -> str:
-        """1347 → "1,347"."""
+        """1347 → "1,347" (the locale's grouping, from Babel)."""
         if n is None:
             return "—"
-        return f"{int(n):,}"
+        from babel.numbers import format_decimal
+
+        return str(format_decimal(int(n), format="#,##0", locale=self.locale))
 
     def number(self, x: Any, digits: int = 2) -> str:
         """A plain number: 99.95 → "99.95", 600.0 → "600"."""
@@ -217,8 +224,10 @@ class Formatter:
             return f"{self.number(v, 1)} Token/秒" if self.zh else f"{self.number(v, 1)} tokens/s"
         if unit == "calls":
             return f"{self.count(v)} 次调用" if self.zh else f"{self.count(v)} calls"
-        if unit == "slices %":
-            return self.pct(v, 2)
+        if unit in ("% of slices", "slices %"):  # a time-slice term: the share of slices passing
+            if self.zh:
+                return f"{self.pct(v, 2)}（时间片）"
+            return f"{self.number(v)} % of slices"
         return f"{self.number(v)} {unit}"
 
     def percentile(self, p: Any) -> str:
@@ -228,16 +237,17 @@ class Formatter:
     # ---- time
 
     def date(self, d: Any) -> str:
-        """A calendar date: en "1 July 2026", zh "2026年7月1日"."""
+        """A calendar date, by the locale (Babel): en "1 July 2026", zh "2026年7月1日"."""
         if d is None:
             return "—"
         if isinstance(d, str):
             d = dt.date.fromisoformat(d)
         if isinstance(d, dt.datetime):
             d = d.date()
-        if self.zh:
-            return f"{d.year}年{d.month}月{d.day}日"
-        return f"{d.day} {_MONTHS_EN[d.month - 1]} {d.year}"
+        from babel.dates import format_date
+
+        # Babel's long date for Chinese; day-month-year in English, as contracts write it
+        return str(format_date(d, "long" if self.zh else "d MMMM y", locale=self.locale))
 
     def _to_local(self, v: Any) -> dt.datetime:
         if isinstance(v, int):
