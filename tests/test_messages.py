@@ -116,7 +116,13 @@ def _template_msgids() -> set[tuple[str | None, str | tuple[str, ...]]]:
     found = extract_from_dir(
         str(ROOT / "slacheck" / "templates"),
         method_map=[("**.j2", "jinja2")],
-        options_map={"**.j2": {"trimmed": "true", "extensions": "jinja2.ext.i18n"}},
+        options_map={
+            "**.j2": {
+                "trimmed": "true",
+                "extensions": "jinja2.ext.i18n",
+                "newstyle_gettext": "true",
+            }
+        },
         keywords=keywords,
     )
     out: set[tuple[str | None, str | tuple[str, ...]]] = set()
