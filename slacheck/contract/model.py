@@ -651,6 +651,40 @@ class Readings(_Model):
     )
 
 
+class EvidenceKeeper(StrEnum):
+    BOTH = "both"
+    CUSTOMER = "customer"
+    VENDOR = "vendor"
+
+
+#: Months after the contract's effective period ends that the acceptance evidence package is
+#: kept when the contract does not say: two years, long enough to outlast the usual limitation
+#: periods for a service-credit claim. The acceptance document states when this default applies.
+DEFAULT_EVIDENCE_RETENTION_MONTHS = 24
+
+
+class Acceptance(_Model):
+    """Who keeps the acceptance evidence package, and for how long.
+
+    The package is the traces, the contract, the tool version, the outputs and their hashes
+    (the acceptance document lists it); unset fields take the defaults the document states."""
+
+    evidence_retention_months: int | None = Field(
+        default=None,
+        ge=1,
+        le=1200,
+        description="Months after the contract's effective period ends that the evidence "
+        "package is kept (and in any case until every claim or dispute relying on it is "
+        f"closed). Unset: {DEFAULT_EVIDENCE_RETENTION_MONTHS} months, and the acceptance "
+        "document says the default applies.",
+    )
+    evidence_kept_by: EvidenceKeeper | None = Field(
+        default=None,
+        description="Who keeps the evidence package: `both` parties (each a copy), the "
+        "`customer` or the `vendor`. Unset: both, and the acceptance document says so.",
+    )
+
+
 class Contract(_Model):
     """A vendor inference contract, as slacheck reads it."""
 
@@ -672,6 +706,10 @@ class Contract(_Model):
     readings: Readings = Field(
         default_factory=Readings,
         description="How terms are read where the words leave room (judgement calls).",
+    )
+    acceptance: Acceptance | None = Field(
+        default=None,
+        description="How the acceptance evidence is kept: retention period and keeper.",
     )
 
     @property

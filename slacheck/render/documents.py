@@ -26,8 +26,10 @@ from markupsafe import Markup
 
 from slacheck import __version__
 from slacheck.contract.model import (
+    DEFAULT_EVIDENCE_RETENTION_MONTHS,
     Contract,
     Direction,
+    EvidenceKeeper,
     MeasurementPoint,
     OccurrenceObjective,
     RateLimitBasis,
@@ -170,6 +172,8 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
     fmt = Formatter(lang, ZoneInfo(zone))
     env.filters.update(fmt.filters())
     env.filters["breakable"] = breakable if family == "html" else str
+    # `code` in translated prose: a code span in Markdown as it stands, <code> in HTML
+    env.filters["ticks"] = code_spans if family == "html" else md_text
     env.filters["money"] = lambda amount, currency: money(amount, currency, lang)
     env.globals.update(
         L=LABELS[lang],
@@ -182,6 +186,16 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
         sp="" if lang == "zh" else " ",
     )
     return env
+
+
+_TICKS = re.compile(r"`([^`]+)`")
+
+
+def code_spans(value: Any) -> Markup:
+    """HTML: each `…` span of a sentence becomes <code>…</code>. The sentence is escaped first
+    (Markup, e.g. from the catalogue, is already), so only our own tags are live."""
+    escaped = str(Markup.escape(value))
+    return Markup(_TICKS.sub(r"<code>\1</code>", escaped))
 
 
 _RUN = re.compile(r"[0-9A-Fa-f]{9,}")
@@ -235,7 +249,9 @@ def _render(doc: str, lang: str, fmt: DocFormat, context: dict[str, Any]) -> byt
 
 def contract_sha256(contract: Contract) -> str:
     """SHA-256 of the contract's canonical JSON: what was checked, whatever the YAML looked like."""
-    return hashlib.sha256(contract.model_dump_json().encode("utf-8")).hexdigest()
+    # a contract that leaves `acceptance` unset hashes as it did before the section existed
+    exclude = {"acceptance"} if contract.acceptance is None else None
+    return hashlib.sha256(contract.model_dump_json(exclude=exclude).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,6 +400,29 @@ class AcceptInputs:
     windows: tuple[AcceptWindow, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How long and by whom the acceptance evidence package is kept, and whether the contract
+    says so or the default applies (the document states which)."""
+
+    months: int
+    months_stated: bool
+    keeper: EvidenceKeeper
+    keeper_stated: bool
+
+
+def _retention(contract: Contract) -> Retention:
+    a = contract.acceptance
+    months = a.evidence_retention_months if a is not None else None
+    keeper = a.evidence_kept_by if a is not None else None
+    return Retention(
+        months if months is not None else DEFAULT_EVIDENCE_RETENTION_MONTHS,
+        months is not None,
+        keeper if keeper is not None else EvidenceKeeper.BOTH,
+        keeper is not None,
+    )
+
+
 def acceptance_window_kind(contract: Contract) -> Window:
     """The window the acceptance is counted in: the first latency term's, else availability's."""
     if contract.latency:
@@ -498,6 +537,7 @@ def render_prepared_accept(inputs: AcceptInputs, *, lang: str, fmt: DocFormat) -
         "windows": inputs.windows,
         "window_kind": acceptance_window_kind(contract),
         "evidence_name": evidence_name(contract, inputs.period) if inputs.period else None,
+        "retention": _retention(contract),
         # the traffic a window must carry: the largest minimum sample size per unit
         "need_calls": max(
             [t.min_samples or 0 for t in contract.latency if not _per_task(t)]
