@@ -361,12 +361,22 @@ def _ingest(
     session = EngineSession(config)
     _sessions.append(session)
     with err.status("reading traces…"):
-        return ingest(
+        traces = ingest(
             paths,
             fmt=trace_format,
             mapping=load_mapping(mapping) if mapping else None,
             session=session,
         )
+    for source in traces.sources:
+        if source.fallback is not None:  # never silently: a slow path the user did not choose
+            err.print(
+                plain(
+                    f"note: {source.path} was parsed in Python, not by the {config.engine} "
+                    f"engine, which failed on it ({source.fallback})"
+                ),
+                highlight=False,
+            )
+    return traces
 
 
 @traces_app.command("inspect")
