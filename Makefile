@@ -41,7 +41,8 @@ bench-otlp: $(STAMP) sysdeps
 
 # About 100 million spans, generated in 40 chunks to a folder of Parquet files (about 4 GiB).
 bench-large: $(STAMP)
-	SLACHECK_BENCH_TASKS=4400000 SLACHECK_BENCH_CHUNKS=40 $(BIN)/python -m bench
+	SLACHECK_BENCH_TASKS=4400000 SLACHECK_BENCH_CHUNKS=40 SLACHECK_BENCH_SQL_MEMORY=1500MB \
+		$(BIN)/python -m bench
 
 docs: $(STAMP)
 	$(BIN)/python scripts/docs.py

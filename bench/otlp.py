@@ -1,5 +1,6 @@
 """`python -m bench.otlp` (``make bench-otlp``): a folder of OTLP JSON lines (about 1 million
-spans by default) checked on DuckDB and on Spark, read by the engine (no span parsed in Python);
+spans by default) checked on DuckDB and on Spark, read by the engine (no span parsed in Python:
+the Python reader refuses, and every source must say it was read by the engine);
 the verdicts and the set-aside accounting must be identical. SLACHECK_BENCH_OTLP_TASKS scales
 it (44,000 tasks ≈ 1 million spans), SLACHECK_BENCH_OTLP_CHUNKS sets the number of files."""
 
@@ -63,12 +64,24 @@ def _one(engine: str, path: str) -> dict[str, Any]:
             for r in result.results
         )
         q = traces.quality.to_dict()
+        # the record ingestion keeps of how each file was read: every one by the engine
+        read_by = sorted({(s.read_by, s.fallback) for s in traces.sources}, key=str)
+        assert read_by == [("engine", None)], read_by
     return {
+        "peak_mib": _peak_mib(),
         "ingest_seconds": t_ingest,
         "seconds": time.perf_counter() - t0,
         "verdicts": verdicts,
         "quality": {k: q[k] for k in ("rows_read", "rows_used", "set_aside", "orphans")},
     }
+
+
+def _peak_mib() -> float:
+    """This process's peak resident memory (a Spark run's JVM is another process: not counted)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def main() -> int:
@@ -95,7 +108,8 @@ def main() -> int:
         spans = r["quality"]["rows_read"]
         print(
             f"  {engine:<7} ingest {r['ingest_seconds']:7.1f} s ({spans / r['ingest_seconds']:,.0f}"
-            f" spans/s), ingest + evaluate {r['seconds']:7.1f} s, {spans:,} spans read"
+            f" spans/s), ingest + evaluate {r['seconds']:7.1f} s, {spans:,} spans read,"
+            f" peak {r['peak_mib']:,.0f} MiB{' (Python side)' if engine == 'spark' else ''}"
         )
     same = runs["duckdb"]["verdicts"] == runs["spark"]["verdicts"]
     same_q = runs["duckdb"]["quality"] == runs["spark"]["quality"]

@@ -76,6 +76,10 @@ class CliSays(MessageCode):
     LEFT_OUT = NC_("cli.openslo.left_out", "left out: {what}")
     READING_TRACES = NC_("cli.status.reading", "reading traces…")
     READING_METRICS = NC_("cli.status.reading_metrics", "reading metrics…")
+    ENGINE_FALLBACK = NC_(
+        "cli.engine_fallback",
+        "note: {file} was parsed in Python, not by the {engine} engine, which failed on it ({why})",
+    )
     WRITING_PARQUET = NC_("cli.status.writing_parquet", "writing Parquet…")
     CHECKING = NC_("cli.status.checking", "checking terms…")
     CHECKING_RENDERING = NC_("cli.status.checking_rendering", "checking and rendering…")
@@ -426,12 +430,19 @@ def _ingest(
     session = EngineSession(config)
     _sessions.append(session)
     with err.status(say(CliSays.READING_TRACES, lang)):
-        return ingest(
+        traces = ingest(
             paths,
             fmt=trace_format,
             mapping=load_mapping(mapping) if mapping else None,
             session=session,
         )
+    for source in traces.sources:
+        if source.fallback is not None:  # never silently: a slow path the user did not choose
+            said = CliSays.ENGINE_FALLBACK(
+                file=str(source.path), engine=str(config.engine), why=str(source.fallback)
+            )
+            err.print(say(said, lang), markup=False, highlight=False)
+    return traces
 
 
 @traces_app.command("inspect")

@@ -116,6 +116,7 @@ class EngineSession:
     config: EngineConfig = field(default_factory=EngineConfig)
     _backend: BaseBackend | None = field(default=None, init=False, repr=False)
     _tables: list[str] = field(default_factory=list, init=False, repr=False)
+    _views: list[str] = field(default_factory=list, init=False, repr=False)
     _scratch: str | None = field(default=None, init=False, repr=False)
     _owns_backend: bool = field(default=True, init=False, repr=False)
 
@@ -153,6 +154,24 @@ class EngineSession:
         self._tables.append(name)
         return table
 
+    def view(self, t: ir.Table) -> ir.Table:
+        """``t`` as a view of this session's (dropped at close): a name later expressions refer
+        to, so that the engine computes its columns once instead of inlining them."""
+        name = self._name()
+        view = self.backend.create_view(name, t, overwrite=True)
+        self._views.append(name)
+        return view
+
+    def new_table_name(self) -> str:
+        """A name for a table made outside Ibis (raw SQL), to ``adopt`` once it exists."""
+        return self._name()
+
+    def adopt(self, name: str) -> ir.Table:
+        """A table made under ``name`` (from ``new_table_name``) as a table of this session's
+        (dropped at close)."""
+        self._tables.append(name)
+        return self.backend.table(name)
+
     def register(self, table: pa.Table) -> ir.Table:
         """An Arrow table in the engine, as a table of this session's."""
         import ibis
@@ -177,6 +196,12 @@ class EngineSession:
         """Drop every table this session made, release DuckDB, remove the scratch folder. The
         Spark session stays for the process (a JVM starts once); its tables are dropped."""
         if self._backend is not None:
+            for name in reversed(self._views):
+                try:
+                    self._backend.drop_view(name, force=True)
+                except Exception:  # best effort: the engine may already be gone
+                    continue
+            self._views.clear()
             for name in reversed(self._tables):
                 try:
                     self._backend.drop_table(name, force=True)

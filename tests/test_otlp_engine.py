@@ -3,6 +3,7 @@ as the Python reader, without the Python reader parsing a span."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -166,3 +167,71 @@ def test_below_the_threshold_python_reads(lines: list[Path], monkeypatch: Any) -
 def test_spark_reads_the_same_rows(lines: list[Path]) -> None:
     small = [lines[0], lines[-2], lines[-1]]  # GenAI fixture, base64 ids, generated traffic
     _same(_engine(small, Engine.SPARK), _python(small))
+
+
+def test_every_source_says_how_it_was_read(
+    lines: list[Path], engine_always: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = ingest(lines)
+    assert [(s.read_by, s.fallback) for s in engine.sources] == [("engine", None)] * len(lines)
+    monkeypatch.setenv("SLACHECK_OTLP_ENGINE_BYTES", "-1")
+    python = ingest(lines)
+    assert [(s.read_by, s.fallback) for s in python.sources] == [("python", None)] * len(lines)
+
+
+def test_slices_give_the_same_rows(
+    lines: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB parses a file in slices of lines; cut into slices of a line or two, a file of
+    every fixture's lines (blank lines among them) still gives the Python reader's rows."""
+    import slacheck.trace.otlp_engine as oe
+
+    combined = tmp_path / "combined.jsonl"
+    combined.write_text("".join(p.read_text("utf-8") for p in lines), encoding="utf-8")
+    monkeypatch.setattr(oe, "SLICE_BYTES", 3000)
+    with EngineSession(EngineConfig()) as session:
+        _, slices = oe._duckdb_check(session, [str(combined)])
+    assert len(slices) >= 8
+    assert all(lo > hi for (_, _, hi), (_, lo, _) in itertools.pairwise(slices))
+    _same(_engine([combined]), _python([combined]))
+
+
+def test_an_engine_failure_is_said_not_silent(
+    lines: list[Path], engine_always: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line longer than DuckDB reads fails the engine on that file: it alone is parsed in
+    Python (the others stay in the engine), and its source and the command say so."""
+    import slacheck.trace.otlp_engine as oe
+
+    generated, small = lines[-1], lines[0]
+    longest = max(len(line) for line in generated.read_bytes().splitlines())
+    assert longest > max(len(line) for line in small.read_bytes().splitlines())
+    monkeypatch.setattr(oe, "MAX_LINE_BYTES", longest - 1)
+    traces = ingest([small, generated])
+    by = {Path(s.path): s for s in traces.sources}
+    assert by[small].read_by == "engine" and by[small].fallback is None
+    assert by[generated].read_by == "python"
+    assert "line" in (by[generated].fallback or "").lower()
+    assert engine_always == [generated]
+    assert traces.quality.rows_read == sum(read_otlp(p).num_rows for p in (small, generated))
+
+    from typer.testing import CliRunner
+
+    from slacheck.cli import app
+
+    res = CliRunner().invoke(app, ["traces", "inspect", str(generated), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert f"note: {generated} was parsed in Python, not by the duckdb engine" in res.stderr
+    assert json.loads(res.stdout)["sources"][0]["read_by"] == "python"
+
+
+def test_a_glob_pattern_reads_the_files_it_matches(
+    lines: list[Path], engine_always: list[Path], tmp_path: Path
+) -> None:
+    for i, path in enumerate(lines[:3]):
+        (tmp_path / f"{i:02d}.jsonl").write_bytes(path.read_bytes())
+    (tmp_path / "notes.txt").write_text("not a trace")
+    traces = ingest([str(tmp_path / "*.jsonl")])
+    assert [Path(s.path).name for s in traces.sources] == ["00.jsonl", "01.jsonl", "02.jsonl"]
+    assert traces.quality.rows_read == sum(read_otlp(p).num_rows for p in lines[:3])
+    assert engine_always == []

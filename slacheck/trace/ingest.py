@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import ibis
@@ -28,8 +28,16 @@ from slacheck.trace.tabular import (
     table_format,
 )
 
+if TYPE_CHECKING:
+    from slacheck.trace.otlp_engine import EngineRead
+
 FORMATS = ("otlp", "langfuse", "langsmith", "table", "canonical")
 _EXAMPLES = 3
+
+
+#: how a file was read: scanned by the engine, or parsed in Python into columns
+READ_BY_ENGINE = "engine"
+READ_BY_PYTHON = "python"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +46,10 @@ class SourceFile:
     format: str
     sha256: str
     rows: int
+    #: ``READ_BY_ENGINE`` or ``READ_BY_PYTHON``
+    read_by: str = READ_BY_ENGINE
+    #: why a file the engine was to read was parsed in Python instead (the engine failed)
+    fallback: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +188,7 @@ def ingest(
         if not_regular is not None:
             problems.append(not_regular)
             continue
+        by = READ_BY_ENGINE
         try:
             kind = fmt or detect(path)
             if kind in ("table", "canonical"):
@@ -200,6 +213,7 @@ def ingest(
                 table = _read_json(path, _json_readers()[kind])
                 arrow_parts.append(table)
                 rows = table.num_rows
+                by = READ_BY_PYTHON
         except TraceInputError as exc:
             problems.extend(exc.problems)
             continue
@@ -208,7 +222,7 @@ def ingest(
             # naming the file (exit 2), never a traceback or a verdict
             problems.append(_unforeseen(path, exc))
             continue
-        sources.append(SourceFile(str(path), kind, sha256_of(path), rows))
+        sources.append(SourceFile(str(path), kind, sha256_of(path), rows, by))
     if engine_bound:
         engine_part = _read_in_engine(session, engine_bound, sources, arrow_parts, problems)
         if engine_part is not None:
@@ -251,33 +265,67 @@ def _read_in_engine(
 ) -> ir.Table | None:
     """Read the OTLP JSON-lines files in ``bound`` in one engine scan; the files the engine
     leaves (a line that is not an export request) go to the Python reader, which says what is
-    wrong with them. Their sources are put back at their places in ``sources``."""
+    wrong with them. Their sources are put back at their places in ``sources``.
+
+    When the engine fails on the files together (out of memory, a line longer than it reads),
+    each is tried alone; a file it still cannot read is parsed in Python, and its source says
+    so and why (``fallback``): never silently."""
     from slacheck.trace.otlp import read_otlp
-    from slacheck.trace.otlp_engine import read_otlp_lines
 
     paths = [p for _, p in bound]
-    try:
-        read = read_otlp_lines(session, paths)
-    except Exception:  # the engine could not read them at all: the Python reader will say why
-        read = None
-    to_python = set(read.to_python) if read is not None else set(paths)
+    reads, failed = _engine_reads_otlp(session, paths)
+    engine_rows: dict[str, int] = {}
+    left: set[Path] = set(failed)
+    for read in reads:
+        engine_rows |= read.rows
+        left |= set(read.to_python)
     placed: list[tuple[int, SourceFile]] = []
     for at, path in bound:
-        if path in to_python:
+        if path in left:
             try:
                 table = _read_json(path, read_otlp)
             except TraceInputError as exc:
                 problems.extend(exc.problems)
                 continue
             arrow_parts.append(table)
-            rows = table.num_rows
+            source = SourceFile(
+                str(path), "otlp", sha256_of(path), table.num_rows, READ_BY_PYTHON, failed.get(path)
+            )
         else:
-            assert read is not None
-            rows = read.rows[str(path)]
-        placed.append((at, SourceFile(str(path), "otlp", sha256_of(path), rows)))
+            source = SourceFile(str(path), "otlp", sha256_of(path), engine_rows[str(path)])
+        placed.append((at, source))
     for offset, (at, source) in enumerate(placed):
         sources.insert(at + offset, source)
-    return read.spans if read is not None else None
+    spans = [r.spans for r in reads if r.spans is not None]
+    if not spans:
+        return None
+    return spans[0] if len(spans) == 1 else ibis.union(*spans, distinct=False)
+
+
+def _engine_reads_otlp(
+    session: EngineSession, paths: list[Path]
+) -> tuple[list[EngineRead], dict[Path, str]]:
+    """The engine's reads of ``paths``: all in one scan, or, when that fails, one file at a
+    time; and the files it could not read at all, with the engine's error."""
+    from slacheck.trace.otlp_engine import read_otlp_lines
+
+    try:
+        return [read_otlp_lines(session, paths)], {}
+    except Exception as exc:  # the engines raise their own types
+        if len(paths) == 1:
+            return [], {paths[0]: _engine_error(exc)}
+    reads: list[EngineRead] = []
+    failed: dict[Path, str] = {}
+    for path in paths:
+        try:
+            reads.append(read_otlp_lines(session, [path]))
+        except Exception as exc:
+            failed[path] = _engine_error(exc)
+    return reads, failed
+
+
+def _engine_error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
 
 
 #: file names a directory is searched for; anything else in it (READMEs, YAML) is not a trace
@@ -286,10 +334,19 @@ TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".parquet", ".pq", ".csv", ".tsv
 
 def trace_files(paths: Sequence[str | Path]) -> list[Path]:
     """``paths`` with each directory replaced by the trace files under it (recursively, sorted,
-    hidden ones left out); files and missing paths stay as given."""
+    hidden ones left out) and each glob pattern that names no file (``spans/*.jsonl``,
+    ``export/**/*.jsonl``) by the files it matches, sorted; files and missing paths stay as
+    given (a pattern matching nothing is reported as missing)."""
+    import glob
+
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
+        if not path.exists() and glob.has_magic(str(raw)):
+            matches = sorted(glob.glob(str(raw), recursive=True))
+            if matches:
+                found.extend(trace_files(matches))
+                continue
         if not path.is_dir():
             found.append(path)
             continue

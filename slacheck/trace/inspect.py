@@ -52,7 +52,14 @@ class TraceSummary:
             "set_aside": dict(sorted(self.quality.set_aside.items())),
             "quality": self.quality.to_dict(),
             "sources": [
-                {"path": s.path, "format": s.format, "sha256": s.sha256, "rows": s.rows}
+                {
+                    "path": s.path,
+                    "format": s.format,
+                    "sha256": s.sha256,
+                    "rows": s.rows,
+                    "read_by": s.read_by,
+                    "fallback": s.fallback,
+                }
                 for s in self.sources
             ],
         }

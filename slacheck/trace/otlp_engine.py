@@ -20,7 +20,8 @@ What the engine path reads differently, and why files go to the Python reader in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,11 @@ LINE: dict[str, Any] = {
     ]
 }
 _SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")
+#: a line as the collector writes it: parsed once, by ``json_transform`` (which fails the scan if
+#: the rest of the line is not JSON); any other line is checked first
+_EXPORT_START = r"""regexp_matches(text, '^[ \t]*\{[ \t]*"resourceSpans"[ \t]*:[ \t]*\[')"""
+#: the longest line DuckDB reads (one export request); a longer one sends its file to Python
+MAX_LINE_BYTES = 64 * 2**20
 
 
 def _duckdb_structure(node: Any) -> str:
@@ -111,21 +117,31 @@ class EngineRead:
 
 
 def read_otlp_lines(session: EngineSession, paths: Sequence[Path]) -> EngineRead:
-    """The canonical table of OTLP JSON-lines ``paths``, read in one engine scan."""
+    """The canonical table of OTLP JSON-lines ``paths``: a first scan checks every line (and,
+    on DuckDB, cuts the files into slices of about ``SLICE_BYTES``), a second parses, unnests
+    and flattens them. Memory stays bounded by the slice (DuckDB) or by one line (Spark)."""
     names = [str(p) for p in paths]
-    # not materialised: the nested documents would not fit a bounded memory; the validity
-    # pass reads no document column, so the engine parses the JSON into structs only once
-    lines = _lines(session, names)
-    per_file = lines.group_by("source_file").aggregate(
-        n=lines.count(), bad=(~lines.ok).cast("int64").sum()
-    )
-    stats = {str(f): (int(n), int(b or 0)) for f, n, b in _rows(per_file)}
+    if session.engine is Engine.DUCKDB:
+        stats, slices = _duckdb_check(session, names)
+    else:
+        lines = _spark_lines(session, names)
+        per_file = lines.group_by("source_file").aggregate(
+            n=lines.count(), bad=(~lines.ok).cast("int64").sum()
+        )
+        stats = {str(f): (int(n), int(b or 0)) for f, n, b in _rows(per_file)}
     good = [n for n in names if n in stats and stats[n][1] == 0]
     to_python = tuple(Path(n) for n in names if n not in good)
     if not good:
         return EngineRead(None, {}, to_python)
-    src = lines.filter(lines.source_file.isin(good))
-    spans = session.materialise(canonical(_spans(src), session.engine))
+    if session.engine is Engine.DUCKDB:
+        rows_only = _duckdb_parse(session, [s for s in slices if s[0] in good])
+    else:
+        src = lines.filter(lines.source_file.isin(good))
+        rows_only = session.materialise(canonical(_spans(src), session.engine, session.view))
+    # the rows first, then the task rule over them: a self-join on the parse itself would
+    # reference it twice (and DuckDB would hold all of it in memory)
+    spans = session.materialise(_with_tasks(rows_only))
+    session.drop(rows_only)
     counts = spans.group_by("source_file").aggregate(n=spans.count())
     rows = dict.fromkeys(good, 0) | {str(f): int(n) for f, n in _rows(counts)}
     return EngineRead(spans, rows, to_python)
@@ -135,48 +151,129 @@ def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in t.to_pyarrow().to_pylist() for r in [r.values()]]
 
 
-def _lines(session: EngineSession, names: list[str]) -> ir.Table:
+#: DuckDB parses a file's lines in slices of about this many bytes of text: it parses a chunk of
+#: lines at once (up to 2,048 of them), and a parsed line takes several times its text's memory
+SLICE_BYTES = 16 * 2**20
+
+
+def _duckdb_file_lines(name: str, *, doc: bool, upto: int | None = None) -> str:
+    """DuckDB SQL: one row per non-blank line of ``name`` (a streaming CSV scan with a single
+    text column: no delimiter, quote or escape a JSON line can hold unescaped), numbered in file
+    order as Python's reader numbers them (blank lines count): ``source_file``, ``line``,
+    ``bytes``, ``ok`` (an object with a ``resourceSpans`` list, or ``{}``) and, with ``doc``,
+    the line parsed to ``LINE``'s shape. ``upto``: stop reading after that line."""
+    structure = _duckdb_structure(LINE).replace("'", "''")
+    parsed = (
+        f", CASE WHEN {_EXPORT_START} OR json_valid(text) "
+        f"THEN json_transform(text, '{structure}') END AS doc"
+        if doc
+        else ""
+    )
+    return f"""
+        SELECT source_file, line, strlen(text) AS bytes,
+               CASE WHEN {_EXPORT_START} THEN true
+                    ELSE coalesce(json_valid(text) AND json_type(text) = 'OBJECT'
+                                  AND (json_type(text, '$.resourceSpans') = 'ARRAY'
+                                       OR json_keys(text) = []), false)
+               END AS ok{parsed}
+        FROM (
+            SELECT {_sql_text(name)} AS source_file, CAST(row_number() OVER () AS BIGINT) AS line,
+                   text
+            FROM read_csv({_sql_text(name)}, columns = {{'text': 'VARCHAR'}}, delim = chr(1),
+                          quote = '', escape = '', header = false, auto_detect = false,
+                          strict_mode = false, max_line_size = {MAX_LINE_BYTES},
+                          buffer_size = {MAX_LINE_BYTES})
+            {f"LIMIT {upto}" if upto is not None else ""}
+        )
+        WHERE text IS NOT NULL AND trim(text, ' ' || chr(9) || chr(13)) <> ''
+    """
+
+
+def _duckdb_check(
+    session: EngineSession, names: list[str]
+) -> tuple[dict[str, tuple[int, int]], list[tuple[str, int, int]]]:
+    """Every line checked, no line parsed into structs: per file (lines, bad lines), and the
+    slices ``(file, first line, last line)`` of about ``SLICE_BYTES`` each."""
+    scans = " UNION ALL ".join(_duckdb_file_lines(n, doc=False) for n in names)
+    rows = session.backend.raw_sql(
+        f"""
+        WITH l AS ({scans}),
+        c AS (
+            SELECT source_file, line, ok,
+                   (sum(bytes) OVER (PARTITION BY source_file ORDER BY line) - bytes)
+                       // {SLICE_BYTES} AS slice
+            FROM l
+        )
+        SELECT source_file, slice, count(*), sum(CASE WHEN ok THEN 0 ELSE 1 END),
+               min(line), max(line)
+        FROM c GROUP BY source_file, slice ORDER BY source_file, slice
+        """
+    ).fetchall()
+    stats: dict[str, tuple[int, int]] = {}
+    slices: list[tuple[str, int, int]] = []
+    for name, _, n, bad, lo, hi in rows:
+        total, wrong = stats.get(name, (0, 0))
+        stats[name] = (total + int(n), wrong + int(bad))
+        slices.append((str(name), int(lo), int(hi)))
+    return stats, slices
+
+
+def _duckdb_parse(session: EngineSession, slices: list[tuple[str, int, int]]) -> ir.Table:
+    """The canonical rows (before the task rule) of every slice, parsed one slice at a time
+    into one table: the query is compiled once, over a view each slice redefines."""
+    con = session.backend
+    view = f"slacheck_otlp_slice_{uuid.uuid4().hex}"
+
+    def define(name: str, lo: int, hi: int) -> None:
+        con.raw_sql(
+            f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT * FROM "
+            f"({_duckdb_file_lines(name, doc=True, upto=hi)}) WHERE line >= {lo}"
+        )
+
+    try:
+        define(*slices[0])
+        # a view, not ``con.sql``: Ibis reads a query's schema through a call DuckDB deprecates
+        sql = con.compile(canonical(_spans(con.table(view)), Engine.DUCKDB, session.view))
+        name = session.new_table_name()
+        con.raw_sql(f'CREATE TEMP TABLE "{name}" AS {sql}')
+        table = session.adopt(name)
+        for one in slices[1:]:
+            define(*one)
+            con.raw_sql(f'INSERT INTO "{name}" {sql}')
+    finally:
+        con.raw_sql(f"DROP VIEW IF EXISTS {view}")
+    return table
+
+
+def _spark_lines(session: EngineSession, names: list[str]) -> ir.Table:
     """One row per non-blank line: ``source_file``, ``line`` (1-based, blank lines counted as
     Python's reader counts them), ``ok`` (an object with a ``resourceSpans`` list, or ``{}``)
-    and ``doc`` (the line parsed to ``LINE``'s shape)."""
-    con = session.backend
-    if session.engine is Engine.DUCKDB:
-        files = "[" + ", ".join("'" + n.replace("'", "''") + "'" for n in names) + "]"
-        structure = _duckdb_structure(LINE).replace("'", "''")
-        sql = f"""
-            WITH f AS (
-                SELECT filename, string_split(content, chr(10)) AS ls FROM read_text({files})
-            ), l AS (
-                SELECT filename AS source_file, generate_subscripts(ls, 1) AS line,
-                       unnest(ls) AS text
-                FROM f
-            )
-            SELECT source_file, CAST(line AS BIGINT) AS line,
-                   coalesce(json_valid(text) AND json_type(text) = 'OBJECT'
-                            AND (json_type(text, '$.resourceSpans') = 'ARRAY'
-                                 OR json_keys(text) = []), false) AS ok,
-                   CASE WHEN json_valid(text) THEN json_transform(text, '{structure}') END AS doc
-            FROM l
-            WHERE trim(text, ' ' || chr(9) || chr(13)) <> ''
-        """
-        # a view, not ``con.sql``: Ibis reads a query's schema through a call DuckDB deprecates
-        view = f"slacheck_otlp_lines_{abs(hash(tuple(names))):x}"
-        con.raw_sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {sql}")
-        return con.table(view)
+    and ``doc`` (the line parsed to ``LINE``'s shape). Spark's text reader reads line by line,
+    a file in splits; a line's number is its split's offset (the lines of the splits before it)
+    plus its place in the split, so no line is moved between executors to be numbered."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    con = session.backend
     spark = con._session
     uris = {Path(n).resolve().as_uri(): n for n in names}
-    raw = spark.read.text([str(Path(n).resolve()) for n in names], wholetext=True)
     mapping = spark.createDataFrame(
         [(u, n) for u, n in uris.items()]
         + [(u.replace("file:///", "file:/", 1), n) for u, n in uris.items()],
         "uri string, source_file string",
     )
-    exploded = raw.select(
+    raw = spark.read.text([str(Path(n).resolve()) for n in names]).select(
         F.col("_metadata.file_path").alias("uri"),
-        F.posexplode(F.split(F.col("value"), "\n")).alias("pos", "text"),
-    ).where(~F.col("text").rlike(r"^\s*$"))
+        F.col("_metadata.file_block_start").alias("block"),
+        F.monotonically_increasing_id().alias("id"),
+        F.col("value").alias("text"),
+    )
+    splits = raw.groupBy("uri", "block").agg(F.min("id").alias("first"), F.count("*").alias("n"))
+    before = Window.partitionBy("uri").orderBy("block").rowsBetween(Window.unboundedPreceding, -1)
+    splits = splits.select(
+        "uri", "block", "first", F.coalesce(F.sum("n").over(before), F.lit(0)).alias("offset")
+    )
+    numbered = raw.join(F.broadcast(splits), ["uri", "block"]).where(~F.col("text").rlike(r"^\s*$"))
     doc = F.from_json(F.col("text"), _spark_ddl(LINE))
     head = F.get_json_object(F.col("text"), "$.resourceSpans")
     ok = (
@@ -185,15 +282,19 @@ def _lines(session: EngineSession, names: list[str]) -> ir.Table:
         & (F.trim(head).startswith("[") | F.col("text").rlike(r"^\s*\{\s*\}\s*$"))
         & doc.isNotNull()
     )
-    df = exploded.join(F.broadcast(mapping), "uri").select(
+    df = numbered.join(F.broadcast(mapping), "uri").select(
         "source_file",
-        (F.col("pos") + 1).cast("bigint").alias("line"),
+        (F.col("offset") + F.col("id") - F.col("first") + 1).cast("bigint").alias("line"),
         F.coalesce(ok, F.lit(False)).alias("ok"),
         doc.alias("doc"),
     )
-    view = f"slacheck_otlp_{abs(hash(tuple(names))):x}"
+    view = f"slacheck_otlp_{uuid.uuid4().hex}"
     df.createOrReplaceTempView(view)
     return con.table(view)
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 # -- unnesting ----------------------------------------------------------------------------------
@@ -203,31 +304,47 @@ def _spans(lines: ir.Table) -> ir.Table:
     """One row per span: its file, reference, raw fields and its attributes (resource, scope
     and span, in that order, so the span's own win as in the Python reader)."""
     lines = lines.filter(lines.ok)
-    r = lines.select("source_file", "line", rs=lines.doc.resourceSpans)
-    r = r.unnest("rs", offset="i")
-    parts = []
-    for key in _SCOPE_KEYS:
-        s = r.select(
-            "source_file",
-            "line",
-            "i",
-            res=r.rs.resource.attributes,
-            ss=r.rs[key],
-            scope_key=ibis.literal(key),
+
+    # each level's index is written into its list before it is unnested, and every unnest is in
+    # a select list: an unnest with an offset compiles to a lateral join, which DuckDB runs by
+    # holding the whole left side (every parsed line) in memory
+    def scopes(x: ir.StructValue) -> ir.ArrayValue:
+        """Both scope lists of a resource in one, each entry tagged with its key and index."""
+        listed = [
+            x[key].map(
+                lambda y, j, key=key: ibis.struct(
+                    {
+                        "scope_key": ibis.literal(key),
+                        "j": j.cast("int64"),
+                        "scope": y.scope.attributes,
+                        "spans": y.spans,
+                    }
+                )
+            )
+            for key in _SCOPE_KEYS
+        ]
+        empty = ibis.literal([], type=listed[0].type())
+        return listed[0].fill_null(empty).concat(listed[1].fill_null(empty))
+
+    rs = lines.doc.resourceSpans.map(
+        lambda x, i: ibis.struct(
+            {"i": i.cast("int64"), "res": x.resource.attributes, "ss": scopes(x)}
         )
-        parts.append(s.unnest("ss", offset="j"))
-    s = ibis.union(*parts, distinct=False)
+    )
+    r = lines.select("source_file", "line", rs=rs.unnest())
+    s = r.select("source_file", "line", i=r.rs.i, res=r.rs.res, ss=r.rs.ss.unnest())
+    sp = s.ss.spans.map(lambda z, k: ibis.struct({"k": k.cast("int64"), "span": z}))
     s = s.select(
         "source_file",
         "line",
         "i",
-        "j",
-        "scope_key",
         "res",
-        scope=s.ss.scope.attributes,
-        sp=s.ss.spans,
+        j=s.ss.j,
+        scope_key=s.ss.scope_key,
+        scope=s.ss.scope,
+        sp=sp.unnest(),
     )
-    s = s.unnest("sp", offset="k")
+    s = s.mutate(k=s.sp.k, sp=s.sp.span)
     ref = (
         ibis.literal("line ")
         + s.line.cast("string")
@@ -387,14 +504,18 @@ def _keys(kinds: Sequence[KindRule], fields: Sequence[FieldRule]) -> list[str]:
     return list(dict.fromkeys([r.attribute for r in kinds] + [r.attribute for r in fields]))
 
 
-def canonical(s: ir.Table, engine: Engine) -> ir.Table:
+def canonical(
+    s: ir.Table, engine: Engine, barrier: Callable[[ir.Table], ir.Table] = lambda t: t
+) -> ir.Table:
     """The canonical columns of unnested spans, as ``otlp._add_span`` and ``SpanRows`` make
-    them, driven by the ``otlp`` rows of the conventions table."""
+    them, driven by the ``otlp`` rows of the conventions table; ``_with_tasks`` then marks the
+    tasks."""
     kinds, fields = table().rows_for("otlp")
     keys = _keys(kinds, fields)
     col = {k: f"_a{i}" for i, k in enumerate(keys)}
     # the last attribute of each name (span over scope over resource, later over earlier)
-    found = s.mutate(**{col[k]: s.attrs.filter(lambda a, k=k: a.key == k) for k in keys})
+    s = barrier(s)
+    found = barrier(s.mutate(**{col[k]: s.attrs.filter(lambda a, k=k: a.key == k) for k in keys}))
     found = found.mutate(
         **{
             col[k]: ibis.ifelse(
@@ -405,7 +526,19 @@ def canonical(s: ir.Table, engine: Engine) -> ir.Table:
             for k in keys
         }
     ).drop("attrs")
-    values = {k: _value(found[col[k]]) for k in keys}
+    # each stage is computed once: ``barrier`` makes it a view, so the next stage refers to its
+    # columns instead of repeating its expressions at every use (a query of megabytes otherwise)
+    found = barrier(found)
+    parts: dict[str, ir.Value] = {}
+    for k in keys:
+        v = _value(found[col[k]])
+        parts |= {f"{col[k]}_{part}": getattr(v, part) for part in _Value.__dataclass_fields__}
+    flat = barrier(found.mutate(**parts).drop(*col.values()))
+    values = {
+        k: _Value(**{part: flat[f"{col[k]}_{part}"] for part in _Value.__dataclass_fields__})
+        for k in keys
+    }
+    found = flat
 
     out: dict[str, ir.Value] = {}
     defects: list[ir.StringValue] = []
@@ -479,13 +612,12 @@ def canonical(s: ir.Table, engine: Engine) -> ir.Table:
     out["source_ref"] = t.source_ref
     joined = ibis.literal(";").join(defects)
     out["defect"] = ibis.ifelse(joined == "", ibis.null(dt.string), joined)
-    rows = t.select(
+    return t.select(
         **{
             c.name: out.get(c.name, ibis.null(_ibis_type(c.name))).cast(_ibis_type(c.name))
             for c in COLUMNS
         }
     )
-    return _with_tasks(rows)
 
 
 def _ibis_type(name: str) -> dt.DataType:
