@@ -49,6 +49,8 @@ from slacheck.windows import (
 _QUARTER_HOUR = 15 * 60_000_000
 _YEAR_2200_US = 7_258_118_400_000_000  # beyond any timestamp ingestion keeps
 _EPOCH = dt.date(1970, 1, 1)
+#: span columns that say where a row came from: long strings no consumer of calls reads
+_PROVENANCE = ("source_file", "source_ref", "defect", "error_type")
 
 
 class Exclusion(StrEnum):
@@ -169,13 +171,22 @@ class Metering:
 
         Computed once in the engine: the derived view is costly to compile, and every check
         queries it several times."""
+        s = self.traces.spans
+        # provenance columns are long strings no check reads: leave them out of the copies.
+        # The llm spans are copied first: the derivation joins them with themselves, and each
+        # read of the span view scans and classifies every row of the input again
+        llm = self._table(s.filter(s.kind == "llm").drop(*_PROVENANCE))
+        calls = self._table(derive.calls_of(llm))
+        self.traces.backend.drop_table(llm.get_name(), force=True)
+        return calls
+
+    def _table(self, t: ir.Table) -> ir.Table:
+        """``t`` computed once, as a table in the engine (session-temporary on DuckDB)."""
         con = self.traces.backend
         name = f"slacheck_calls_{uuid.uuid4().hex}"
-        # provenance columns are long strings no check reads: leave them out of the copy
-        view = derive.calls(self.traces).drop("source_file", "source_ref", "defect", "error_type")
         if engine_of(con) is Engine.SPARK:
-            return con.create_table(name, view)
-        return con.create_table(name, view, temp=True)
+            return con.create_table(name, t)
+        return con.create_table(name, t, temp=True)
 
     @cached_property
     def tasks(self) -> ir.Table:
