@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -179,6 +180,18 @@ class Metering:
         calls = self._table(derive.calls_of(llm))
         self.traces.backend.drop_table(llm.get_name(), force=True)
         return calls
+
+    @cached_property
+    def _kept(self) -> dict[str, ir.Table]:
+        return {}
+
+    def kept(self, key: str, make: Callable[[], ir.Table]) -> ir.Table:
+        """A small derived table (peak minutes, rate buckets) computed once per run under
+        ``key``: every query of every consumer that filters calls by it reads the same rows,
+        and none recomputes the aggregate behind them."""
+        if key not in self._kept:
+            self._kept[key] = self._table(make())
+        return self._kept[key]
 
     def _table(self, t: ir.Table) -> ir.Table:
         """``t`` computed once, as a table in the engine (session-temporary on DuckDB)."""

@@ -45,20 +45,24 @@ def order_stats(
     b = v.group_by(["_win", "_b"]).aggregate(_n=v.count())
     b = b.mutate(_hi=b._n.sum().over(ibis.cumulative_window(group_by=b._win, order_by=b._b)))
     hit = _any(
-        (b._win == w) & (b._hi - b._n < r) & (b._hi >= r) for w, ranks in want.items() for r in ranks
+        (b._win == w) & (b._hi - b._n < r) & (b._hi >= r)
+        for w, ranks in want.items()
+        for r in ranks
     )
     # (window, bucket) → values below the bucket: a few rows
     below = {(str(w), int(k)): int(hi - n) for w, k, n, hi in _rows(b.filter(hit))}
     if not below:
         return {}
     inside = v.filter(_any((v._win == w) & (v._b == k) for w, k in below))
-    rn = ibis.row_number().over(ibis.window(group_by=[inside._win, inside._b], order_by=inside._val))
+    rn = ibis.row_number().over(
+        ibis.window(group_by=[inside._win, inside._b], order_by=inside._val)
+    )
     r = inside.mutate(_rn=rn + 1)
     picks = [
         (r._win == w) & (r._b == k) & (r._rn == rank - lo)
         for (w, k), lo in below.items()
         for rank in want[w]
-        if 0 < rank - lo
+        if rank - lo > 0
     ]
     out: dict[str, dict[int, float]] = {}
     for w, k, n, val in _rows(r.filter(_any(picks)).select("_win", "_b", "_rn", "_val")):
