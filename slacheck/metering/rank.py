@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from functools import reduce
+from typing import Any
 
 import ibis
 import ibis.expr.types as ir
@@ -45,9 +46,9 @@ def order_stats(
     b = v.group_by(["_win", "_b"]).aggregate(_n=v.count())
     b = b.mutate(_hi=b._n.sum().over(ibis.cumulative_window(group_by=b._win, order_by=b._b)))
     hit = _any(
-        (b._win == w) & (b._hi - b._n < r) & (b._hi >= r)
+        (b._win == w) & (b._hi - b._n < k) & (b._hi >= k)
         for w, ranks in want.items()
-        for r in ranks
+        for k in ranks
     )
     # (window, bucket) → values below the bucket: a few rows
     below = {(str(w), int(k)): int(hi - n) for w, k, n, hi in _rows(b.filter(hit))}
@@ -57,15 +58,15 @@ def order_stats(
     rn = ibis.row_number().over(
         ibis.window(group_by=[inside._win, inside._b], order_by=inside._val)
     )
-    r = inside.mutate(_rn=rn + 1)
+    ranked = inside.mutate(_rn=rn + 1)
     picks = [
-        (r._win == w) & (r._b == k) & (r._rn == rank - lo)
+        (ranked._win == w) & (ranked._b == k) & (ranked._rn == rank - lo)
         for (w, k), lo in below.items()
         for rank in want[w]
         if rank - lo > 0
     ]
     out: dict[str, dict[int, float]] = {}
-    for w, k, n, val in _rows(r.filter(_any(picks)).select("_win", "_b", "_rn", "_val")):
+    for w, k, n, val in _rows(ranked.filter(_any(picks)).select("_win", "_b", "_rn", "_val")):
         out.setdefault(str(w), {})[below[(str(w), int(k))] + int(n)] = float(val)
     return out
 
@@ -74,7 +75,7 @@ def _any(conds: Iterable[ir.BooleanValue]) -> ir.BooleanValue:
     return reduce(lambda a, b: a | b, conds, ibis.literal(False))
 
 
-def _rows(t: ir.Table) -> list[tuple[object, ...]]:
+def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
     """A small result as Python tuples (through Arrow: no pandas)."""
     table = t.to_pyarrow()
     return list(zip(*(c.to_pylist() for c in table.columns), strict=True))
