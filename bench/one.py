@@ -64,15 +64,15 @@ def _ingest(path: str, db: str) -> dict[str, object]:
 
 def _check(path: str, db: str) -> dict[str, object]:
     from bench.contract import BENCH_CONTRACT
-    from slacheck.checks.latency import latency as latency_check
     from slacheck.contract.load import load_contract_text
-    from slacheck.metering.context import CheckContext
+    from slacheck.evaluate import evaluate
     from slacheck.trace.ingest import ingest
 
     contract = load_contract_text(BENCH_CONTRACT, "bench-contract.yaml")
     traces = ingest([path], database=db)
     t0 = time.perf_counter()
-    results = latency_check(CheckContext(contract, traces))
+    # what `slacheck check` runs after ingestion: every check, coverage, the effective period
+    results = evaluate(contract, traces).results
     return {
         "check_seconds": time.perf_counter() - t0,
         "counts": sorted([r.window, r.good, r.total, r.observed] for r in results),

@@ -508,3 +508,67 @@ def test_every_verdict_says_which_readings_it_used(tmp_path: Path) -> None:
         "per_task_rate_counts",
         "at_the_limit",
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Order statistics: counted per bucket, only the buckets holding a wanted rank are ranked
+
+
+_VALUES = st.one_of(
+    st.floats(-50, 5000, allow_nan=False),
+    st.integers(-3, 40).map(float),  # ties, and values on a bucket's edge
+    st.sampled_from([0.5, 2999.999, 3000.0, 3000.0001, 1e17, -1e17]),
+    st.none(),
+)
+
+
+def _order_stats_case(data: st.DataObject) -> tuple[dict[str, list[Any]], dict[str, list[int]]]:
+    rows = data.draw(st.lists(st.tuples(st.sampled_from("abc"), _VALUES), min_size=1, max_size=80))
+    wanted: dict[str, list[int]] = {}
+    for w in "abcd":
+        n = sum(1 for label, v in rows if label == w and v is not None)
+        wanted[w] = data.draw(st.lists(st.integers(1, max(n, 1) + 1), min_size=1, max_size=3))
+    return {"w": [w for w, _ in rows], "x": [v for _, v in rows]}, wanted
+
+
+def _sorted_truth(cols: dict[str, list[Any]], wanted: dict[str, list[int]]) -> dict[str, Any]:
+    out: dict[str, dict[int, float]] = {}
+    for w, ranks in wanted.items():
+        xs = sorted(
+            v for label, v in zip(cols["w"], cols["x"], strict=True) if label == w and v is not None
+        )
+        for k in ranks:
+            if k <= len(xs):
+                out.setdefault(w, {})[k] = xs[k - 1]
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_order_stats_are_the_sorted_values_at_the_ranks(data: st.DataObject) -> None:
+    import ibis
+
+    from slacheck.metering.rank import order_stats
+
+    cols, wanted = _order_stats_case(data)
+    t = ibis.memtable(pa.table({"w": cols["w"], "x": pa.array(cols["x"], pa.float64())}))
+    assert order_stats(t, "w", "x", wanted) == _sorted_truth(cols, wanted)
+
+
+@pytest.mark.spark
+def test_order_stats_on_spark_are_the_sorted_values(spark_backend: Any) -> None:
+    import random
+
+    from slacheck.metering.rank import order_stats
+
+    rng = random.Random(7)
+    w = [rng.choice("ab") for _ in range(300)]
+    x = [rng.choice([None, 1e17, float(rng.randint(0, 9)), rng.uniform(-5, 300)]) for _ in w]
+    cols = {"w": w, "x": x}
+    wanted = {"a": [1, 50, 95, 400], "b": [2, 3, 140]}
+    t = spark_backend.create_table(
+        "slacheck_order_stats_probe",
+        pa.table({"w": w, "x": pa.array(x, pa.float64())}).to_pandas(),
+        overwrite=True,
+    )
+    assert order_stats(t, "w", "x", wanted) == _sorted_truth(cols, wanted)

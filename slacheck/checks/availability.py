@@ -24,7 +24,6 @@ from slacheck.metering.windowed import (
     as_count,
     by_window,
     examples_by_window,
-    materialise,
     scoped_calls,
 )
 from slacheck.verdict import TermKind, TermResult, Verdict
@@ -181,7 +180,7 @@ def availability(ctx: CheckContext) -> list[TermResult]:
         return []
     windows = ctx.windows(spec.window)
     c = scoped_calls(ctx, windows)
-    m = materialise(ctx, c.mutate(excluded=ctx.exclusion_reason(c), failed=failed_expr(ctx, c)))
+    m = c.mutate(excluded=ctx.exclusion_reason(c), failed=failed_expr(ctx, c))
     counted = m.filter(m.excluded.isnull())
     rows = by_window(
         counted,

@@ -66,6 +66,7 @@ _CALL_COLUMNS = (
     "start_us",
     "state",
     "provider",
+    "provider_key",
     "model",
     "requested",
     "served_model",

@@ -37,7 +37,6 @@ from slacheck.metering.windowed import (
     as_count,
     by_window,
     examples_by_window,
-    materialise,
     percentile_by_window,
     scoped_calls,
 )
@@ -266,7 +265,7 @@ def peak(ctx: CheckContext) -> list[TermResult]:
         return []
     windows = ctx.windows(Window.CALENDAR_MONTH)
     c = scoped_calls(ctx, windows)
-    c = c.mutate(
+    m = c.mutate(
         minute=minute_expr(c.start_us),
         at_peak=at_peak_expr(ctx, c),
         other_model=(
@@ -274,7 +273,6 @@ def peak(ctx: CheckContext) -> list[TermResult]:
         ).fill_null(False),
         cached=c.response_cached.fill_null(False),
     )
-    m = materialise(ctx, c)
     pol = _policy(spec, m)
     ap = m.at_peak
     rows = by_window(

@@ -32,7 +32,6 @@ from slacheck.metering.windowed import (
     as_count,
     by_window,
     examples_by_window,
-    materialise,
     percentile_by_window,
     scoped_calls,
 )
@@ -271,7 +270,7 @@ def rate_limit(ctx: CheckContext) -> list[TermResult]:
         return []
     windows = ctx.windows(Window.CALENDAR_MONTH)
     c = scoped_calls(ctx, windows)
-    m = materialise(ctx, c.mutate(under=under_limit_expr(ctx, c), thr=c.status == "throttled"))
+    m = c.mutate(under=under_limit_expr(ctx, c), thr=c.status == "throttled")
     thr = m.thr.fill_null(False)
     rows = by_window(
         m,

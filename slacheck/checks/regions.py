@@ -38,7 +38,6 @@ from slacheck.metering.windowed import (
     as_count,
     by_window,
     examples_by_window,
-    materialise,
     scoped_calls,
     top_by_window,
 )
@@ -416,7 +415,7 @@ def regions(ctx: CheckContext) -> list[TermResult]:
     if spec is None:
         return []
     windows = ctx.windows(Window.CALENDAR_MONTH)
-    m = materialise(ctx, _marked(ctx, spec, windows))
+    m = _marked(ctx, spec, windows)
     rows = by_window(
         m,
         calls=m.count(),

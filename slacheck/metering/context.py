@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -50,6 +51,8 @@ from slacheck.windows import (
 _QUARTER_HOUR = 15 * 60_000_000
 _YEAR_2200_US = 7_258_118_400_000_000  # beyond any timestamp ingestion keeps
 _EPOCH = dt.date(1970, 1, 1)
+#: span columns that say where a row came from: long strings no consumer of calls reads
+_PROVENANCE = ("source_file", "source_ref", "defect", "error_type")
 
 
 class Exclusion(StrEnum):
@@ -177,13 +180,34 @@ class Metering:
 
         Computed once in the engine: the derived view is costly to compile, and every check
         queries it several times."""
+        s = self.traces.spans
+        # provenance columns are long strings no check reads: leave them out of the copies.
+        # The llm spans are copied first: the derivation joins them with themselves, and each
+        # read of the span view scans and classifies every row of the input again
+        llm = self._table(s.filter(s.kind == "llm").drop(*_PROVENANCE))
+        calls = self._table(derive.calls_of(llm))
+        self.traces.backend.drop_table(llm.get_name(), force=True)
+        return calls
+
+    @cached_property
+    def _kept(self) -> dict[str, ir.Table]:
+        return {}
+
+    def kept(self, key: str, make: Callable[[], ir.Table]) -> ir.Table:
+        """A small derived table (peak minutes, rate buckets) computed once per run under
+        ``key``: every query of every consumer that filters calls by it reads the same rows,
+        and none recomputes the aggregate behind them."""
+        if key not in self._kept:
+            self._kept[key] = self._table(make())
+        return self._kept[key]
+
+    def _table(self, t: ir.Table) -> ir.Table:
+        """``t`` computed once, as a table in the engine (session-temporary on DuckDB)."""
         con = self.traces.backend
         name = f"slacheck_calls_{uuid.uuid4().hex}"
-        # provenance columns are long strings no check reads: leave them out of the copy
-        view = derive.calls(self.traces).drop("source_file", "source_ref", "defect", "error_type")
         if engine_of(con) is Engine.SPARK:
-            return con.create_table(name, view)
-        return con.create_table(name, view, temp=True)
+            return con.create_table(name, t)
+        return con.create_table(name, t, temp=True)
 
     @cached_property
     def tasks(self) -> ir.Table:

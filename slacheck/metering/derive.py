@@ -192,22 +192,51 @@ def provider_key(name: str) -> str:
 _API_SUFFIX = r"\.(chat|responses|messages|completion|completions|embedding|embeddings|image)$"
 
 
+def _lookup(values: ir.StringColumn, **derived: Any) -> ir.Table:
+    """``derived`` (functions of a string value) once per distinct non-null value of ``values``,
+    keyed by column ``_key``: the regular expressions behind model bases, path regions and
+    provider keys cost more than the rest of the derivation put together when run per call,
+    and a trace holds a few dozen distinct names among millions of calls."""
+    k = values.name("_key").as_table().distinct()
+    k = k.filter(k._key.notnull())
+    return k.mutate(**{name: fn(k._key) for name, fn in derived.items()})
+
+
 def calls(traces: Traces) -> ir.Table:
     """Every model call (see ``model_calls``) with derived columns and their sources."""
-    c = model_calls(traces.spans)
-    served = ibis.coalesce(c.response_model, c.request_model)
-    path_region = ibis.coalesce(
-        region_from_model_expr(c.request_model), region_from_model_expr(c.response_model)
+    return calls_of(traces.spans)
+
+
+def calls_of(spans: ir.Table) -> ir.Table:
+    """``calls`` from a span table: the usable spans, or only their ``llm`` rows (which is all
+    this reads; ``Metering.calls`` hands it them materialised, so the span scan, which
+    classifies every row, runs once rather than once per self-join)."""
+    llm = spans.filter(spans.kind == "llm")
+    c = model_calls(llm)
+    # the lookups are keyed on every llm span's names, a superset of the calls' (a call takes
+    # missing names from its wrapper, itself an llm span): no second pass over the calls
+    names = ibis.union(
+        llm.select(n=llm.request_model), llm.select(n=llm.response_model), distinct=False
     )
+    by_name = _lookup(names.n, base=model_base_expr, loc=region_from_model_expr)
+    by_provider = _lookup(llm.provider, key=provider_key_expr)
+    req = by_name.select(_rq=by_name._key, _rq_base=by_name.base, _rq_loc=by_name.loc)
+    resp = by_name.select(_rs=by_name._key, _rs_base=by_name.base, _rs_loc=by_name.loc)
+    prov = by_provider.select(_pv=by_provider._key, provider_key=by_provider.key)
+    c = c.left_join(req, c.request_model == req._rq)
+    c = c.left_join(resp, c.response_model == resp._rs)
+    c = c.left_join(prov, c.provider == prov._pv).drop("_rq", "_rs", "_pv")
+    path_region = ibis.coalesce(c._rq_loc, c._rs_loc)
     queue = c.queue_ms.fill_null(0.0)
     net_derived = c.duration_ms - c.server_ms - queue
     model_from_net = c.duration_ms - c.network_ms - queue
     gen_ms = c.duration_ms - c.ttft_ms
     region_d = ibis.coalesce(c.region, path_region)
-    return c.mutate(
-        model=model_base_expr(served),
-        requested=model_base_expr(c.request_model),
-        served_model=model_base_expr(c.response_model),
+    out = c.mutate(
+        # model_base_expr(coalesce(response, request)): a name's base is null only when it is
+        model=ibis.coalesce(c._rs_base, c._rq_base),
+        requested=c._rq_base,
+        served_model=c._rs_base,
         state=state_expr(c.status),
         region_d=region_d,
         region_key=region_key_expr(region_d),
@@ -233,6 +262,7 @@ def calls(traces: Traces) -> ir.Table:
         ),
         tps_gen=ibis.ifelse(gen_ms > 0, c.output_tokens.cast("float64") / (gen_ms / 1000.0), None),
     )
+    return out.drop("_rq_base", "_rq_loc", "_rs_base", "_rs_loc")
 
 
 def succeeded(c: ir.Table) -> ir.BooleanValue:
@@ -285,7 +315,7 @@ def scope_miss(
         cases.append((~value.isin(wanted), ibis.literal(str(other))))
 
     if scope.providers:
-        field(provider_key_expr(c.provider), [provider_key(p) for p in scope.providers], *_PROVIDER)
+        field(c.provider_key, [provider_key(p) for p in scope.providers], *_PROVIDER)
     if scope.models:
         bases = sorted({model_base(m) for m in scope.models})
         if model_scope is ModelScope.EITHER:
@@ -334,7 +364,7 @@ def scope_match(c: ir.Table, scope: Scope, model_scope: ModelScope) -> ScopeMatc
     agg = c.aggregate(calls=c.count(), matched=in_scope(c, scope, model_scope).sum())
     seen = (
         c.aggregate(
-            providers=provider_key_expr(c.provider).collect(distinct=True),
+            providers=c.provider_key.collect(distinct=True),
             models=c.model.collect(distinct=True),
             requested=c.requested.collect(distinct=True),
             endpoints=c.endpoint.lower().collect(distinct=True),

@@ -48,10 +48,15 @@ def minute_counts(ctx: Metering) -> ir.Table:
 
 def peak_minutes(ctx: Metering) -> ir.Table | None:
     """The peak minutes (``minute``, ``calls``, ``window``), or None without a peak definition."""
-    if ctx.contract.peak is None:
+    peak = ctx.contract.peak
+    if peak is None:
         return None
+    return ctx.kept("peak_minutes", lambda: _peak_minutes(ctx, peak))
+
+
+def _peak_minutes(ctx: Metering, peak: Peak) -> ir.Table:
     g = minute_counts(ctx)
-    d = ctx.contract.peak.definition
+    d = peak.definition
     if isinstance(d, RequestRatePeak):
         return g.filter(g.calls > d.requests_per_minute)
     if isinstance(d, UtilisationPeak):

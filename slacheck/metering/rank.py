@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from functools import reduce
+from typing import Any
 
 import ibis
 import ibis.expr.types as ir
@@ -21,22 +22,60 @@ def nearest_rank(n: int, percentile: float) -> int:
     return max(1, math.ceil(p * n / 100))
 
 
+#: bucket keys are clipped to ±this: monotonic still, and never beyond a 64-bit integer
+_BUCKET_CLIP = 1e15
+
+
 def order_stats(
     t: ir.Table, window: str, column: str, wanted: Mapping[str, Iterable[int]]
 ) -> dict[str, dict[int, float]]:
     """The values of ``column`` at the given 1-based ranks (ascending, nulls left out) in each
-    window (labels in column ``window``): a few rows come back. Ties are interchangeable."""
-    if not wanted:
+    window (labels in column ``window``): a few rows come back. Ties are interchangeable.
+
+    Exact, without sorting every value: the values are counted per window and unit bucket
+    (``floor``, monotonic, so every value of a lower bucket is smaller), running totals over
+    those few buckets say which bucket holds each wanted rank and how many values lie below
+    it, and only the values of those buckets are ranked."""
+    want = {str(w): sorted({int(r) for r in ranks}) for w, ranks in wanted.items()}
+    want = {w: ranks for w, ranks in want.items() if ranks}
+    if not want:
         return {}
-    v = t.filter(t[column].notnull())
-    rn = ibis.row_number().over(ibis.window(group_by=v[window], order_by=v[column])) + 1
-    r = v.select(_win=v[window], _val=v[column], _rn=rn)
-    cond = reduce(
-        lambda a, b: a | b,
-        [(r._win == label) & r._rn.isin(sorted(set(ranks))) for label, ranks in wanted.items()],
+    v = t.filter(t[column].notnull() & t[window].isin(sorted(want)))
+    bucket = ibis.greatest(ibis.least(v[column], _BUCKET_CLIP), -_BUCKET_CLIP).floor()
+    v = v.select(_win=v[window], _val=v[column], _b=bucket)
+    b = v.group_by(["_win", "_b"]).aggregate(_n=v.count())
+    b = b.mutate(_hi=b._n.sum().over(ibis.cumulative_window(group_by=b._win, order_by=b._b)))
+    hit = _any(
+        (b._win == w) & (b._hi - b._n < k) & (b._hi >= k)
+        for w, ranks in want.items()
+        for k in ranks
     )
-    df = r.filter(cond).execute()
+    # (window, bucket) → values below the bucket: a few rows
+    below = {(str(w), int(k)): int(hi - n) for w, k, n, hi in _rows(b.filter(hit))}
+    if not below:
+        return {}
+    inside = v.filter(_any((v._win == w) & (v._b == k) for w, k in below))
+    rn = ibis.row_number().over(
+        ibis.window(group_by=[inside._win, inside._b], order_by=inside._val)
+    )
+    ranked = inside.mutate(_rn=rn + 1)
+    picks = [
+        (ranked._win == w) & (ranked._b == k) & (ranked._rn == rank - lo)
+        for (w, k), lo in below.items()
+        for rank in want[w]
+        if rank - lo > 0
+    ]
     out: dict[str, dict[int, float]] = {}
-    for label, n, val in zip(df["_win"], df["_rn"], df["_val"], strict=True):
-        out.setdefault(str(label), {})[int(n)] = float(val)
+    for w, k, n, val in _rows(ranked.filter(_any(picks)).select("_win", "_b", "_rn", "_val")):
+        out.setdefault(str(w), {})[below[(str(w), int(k))] + int(n)] = float(val)
     return out
+
+
+def _any(conds: Iterable[ir.BooleanValue]) -> ir.BooleanValue:
+    return reduce(lambda a, b: a | b, conds, ibis.literal(False))
+
+
+def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
+    """A small result as Python tuples (through Arrow: no pandas)."""
+    table = t.to_pyarrow()
+    return list(zip(*(c.to_pylist() for c in table.columns), strict=True))

@@ -33,7 +33,11 @@ def _scoped(ctx: Metering) -> ir.Table:
 
 def bucket_amounts(ctx: Metering, rl: RateLimit) -> ir.Table:
     """Per bucket with traffic: ``bucket``, ``amount`` on the basis, ``unknown`` (calls whose
-    tokens are missing; always 0 unless per_token)."""
+    tokens are missing; always 0 unless per_token). Computed once per run and limit."""
+    return ctx.kept(f"bucket_amounts:{rl!r}", lambda: _bucket_amounts(ctx, rl))
+
+
+def _bucket_amounts(ctx: Metering, rl: RateLimit) -> ir.Table:
     c = _scoped(ctx)
     if rl.basis is RateLimitBasis.PER_TASK:
         t = ctx.tasks

@@ -3,14 +3,12 @@ consumer costs the same number of queries for one month as for a quarter's three
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
 import ibis
 import ibis.expr.types as ir
 
-from slacheck.engine import Engine, engine_of
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
 from slacheck.metering.rank import nearest_rank, order_stats
@@ -23,16 +21,6 @@ EPS = 1e-9
 # ---------------------------------------------------------------------------------------------
 # Per-window helpers: every query groups by the ``window`` label, so a check costs the same
 # number of queries for one month as for a quarter's three.
-
-
-def materialise(ctx: Metering, t: ir.Table) -> ir.Table:
-    """Compute ``t`` once in the engine: the derived call view is costly to compile, and each
-    check queries it several times."""
-    con = ctx.traces.backend
-    name = f"slacheck_check_{uuid.uuid4().hex}"
-    if engine_of(con) is Engine.SPARK:
-        return con.create_table(name, t)
-    return con.create_table(name, t, temp=True)
 
 
 def scoped_calls(ctx: Metering, windows: Sequence[CalendarWindow]) -> ir.Table:
