@@ -48,7 +48,7 @@ from slacheck.contract.model import (
     OccurrenceObjective,
     TimeSliceObjective,
 )
-from slacheck.messages import NC_, Message, MessageCode
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
 from slacheck.trace.otlp_metrics import MetricPoints
 from slacheck.verdict import Verdict
@@ -115,35 +115,48 @@ class MetricsSays(MessageCode):
         "metering.metrics.statistic",
         "the slice statistic {statistic} cannot be bounded from histogram buckets",
     )
-    COVERED_SAME = NC_(
+    COVERED_SAME = NPC_(
         "metering.metrics.covered_same",
+        "{metric}: bounds on both sides, as fine as its buckets ({points} point in scope)",
         "{metric}: bounds on both sides, as fine as its buckets ({points} points in scope)",
+        count="points",
     )
-    COVERED_LOWER = NC_(
+    COVERED_LOWER = NPC_(
         "metering.metrics.covered_lower",
+        "{metric}: the server's clock, a lower bound on the contracted figure ({points} point "
+        "in scope)",
         "{metric}: the server's clock, a lower bound on the contracted figure ({points} points "
         "in scope)",
+        count="points",
     )
     NO_POINTS = NC_(
         "metering.metrics.no_points", "{metric}: no data points in scope in the metrics files"
     )
-    BOUNDS = NC_(
+    BOUNDS = NPC_(
         "metering.metrics.bounds",
+        "server metrics ({metric}, {n} request): the statistic lies in ({lower}, {upper}] ms",
         "server metrics ({metric}, {n} requests): the statistic lies in ({lower}, {upper}] ms",
     )
-    LOWER_ONLY = NC_(
+    LOWER_ONLY = NPC_(
         "metering.metrics.lower_only",
+        "server metrics ({metric}, {n} request): the server's figure exceeds {lower} ms, so "
+        "the contracted figure does too (a lower bound only)",
         "server metrics ({metric}, {n} requests): the server's figure exceeds {lower} ms, so "
         "the contracted figure does too (a lower bound only)",
     )
-    SLICE_BOUNDS = NC_(
+    SLICE_BOUNDS = NPC_(
         "metering.metrics.slice_bounds",
+        "server metrics ({metric}): of {total} {minutes}-minute slice, {passing} pass and "
+        "{failing} fail on their bucket bounds, {unknown} cannot be told; the passing share "
+        "lies between {low} % and {high} %",
         "server metrics ({metric}): of {total} {minutes}-minute slices, {passing} pass and "
         "{failing} fail on their bucket bounds, {unknown} cannot be told; the passing share "
         "lies between {low} % and {high} %",
+        count="total",
     )
-    SET_ASIDE = NC_(
+    SET_ASIDE = NPC_(
         "metering.metrics.set_aside",
+        "server metrics: {n} point left out ({why})",
         "server metrics: {n} points left out ({why})",
     )
     NOT_APPLIED = NC_(
@@ -201,6 +214,7 @@ class MetricsEvidence:
             requested=derive.model_base_expr(p.request_model),
             served_model=derive.model_base_expr(p.response_model),
             model=derive.model_base_expr(ibis.coalesce(p.response_model, p.request_model)),
+            provider_key=derive.provider_key_expr(p.provider),  # as ``derive.calls`` keys it
             span_id=p.series,  # ``derive.in_scope`` wants a non-null column
         )
 
