@@ -11,12 +11,14 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.errors import UsageError
+from slacheck.messages import NC_, NPC_, Message, MessageCode, format_number, render
 from slacheck.metering.derive import TaskSource, calls, tasks
 from slacheck.trace.ingest import Traces
 
 __all__ = [
     "PARTS",
     "Budget",
+    "BudgetSays",
     "Part",
     "Scenario",
     "Spread",
@@ -32,6 +34,172 @@ __all__ = [
     "to_markdown",
     "what_if",
 ]
+
+# ---------------------------------------------------------------------------------------------
+# what the budget says
+
+
+class BudgetSays(MessageCode):
+    """Every sentence, label and heading of the budget and its what-ifs."""
+
+    # the parts of task time
+    PART_MODEL = NC_("budget.part.model", "model (server processing)")
+    PART_NETWORK = NC_("budget.part.network", "network round trip")
+    PART_QUEUE = NC_("budget.part.queue", "queue wait")
+    PART_UNSPLIT = NC_("budget.part.unsplit", "model call, not split (no server or network figure)")
+    PART_TOOL = NC_("budget.part.tool", "tool calls")
+    PART_RETRIEVAL = NC_("budget.part.retrieval", "retrieval")
+    PART_RETRIES = NC_("budget.part.retries", "retries (retried failures, retry attempts, backoff)")
+    PART_GAPS = NC_("budget.part.gaps", "unaccounted gaps")
+    # notes on the budget
+    NO_TASKS = NC_(
+        "budget.note.no_tasks",
+        "no task has a task time (no root span, and no task complete): no budget",
+    )
+    TASKS_LEFT_OUT = NPC_(
+        "budget.note.tasks_left_out",
+        "{n} task left out: rows set aside leave its task time unknown, or only a subtree of "
+        "the task is in the export",
+        "{n} tasks left out: rows set aside leave their task time unknown, or only a subtree of "
+        "the task is in the export",
+    )
+    CALLS_SET_ASIDE = NPC_(
+        "budget.note.calls_set_aside",
+        "{n} model call was set aside at ingestion and is in no task's budget (see slacheck "
+        "traces inspect for the reasons)",
+        "{n} model calls were set aside at ingestion and are in no task's budget (see slacheck "
+        "traces inspect for the reasons)",
+    )
+    CLAMPED = NPC_(
+        "budget.note.clamped",
+        "in {n} task the parts add up to more than the task time (spans ran concurrently): "
+        "gaps clamped at 0, {excess_ms:.0f} ms counted twice; shares are of the parts' sum",
+        "in {n} tasks the parts add up to more than the task time (spans ran concurrently): "
+        "gaps clamped at 0, {excess_ms:.0f} ms counted twice; shares are of the parts' sum",
+    )
+    UNSPLIT = NPC_(
+        "budget.note.unsplit",
+        "{n} model call records neither server nor network time: its time is shown whole as "
+        "'not split'",
+        "{n} model calls record neither server nor network time: their time is shown whole as "
+        "'not split'",
+    )
+    CONTAINERS = NPC_(
+        "budget.note.containers",
+        "{n} model, tool or retrieval span that wraps others (e.g. an SDK call around the HTTP "
+        "call) left out, so its children are not counted twice",
+        "{n} model, tool or retrieval spans that wrap others (e.g. an SDK call around the HTTP "
+        "call) left out, so their children are not counted twice",
+    )
+    BACKOFF = NC_(
+        "budget.note.backoff",
+        "retries include {ms:.0f} ms of backoff (a failed call's end → its retry's start)",
+    )
+    OVERLAP = NC_(
+        "budget.note.overlap",
+        "{ms:.0f} ms of span time ran concurrently with other spans and is counted in each "
+        "part, so the gaps are that much smaller than the idle time",
+    )
+    # scenarios and their notes
+    SCENARIO = NC_("budget.scenario", "{changes}")
+    STEPS_TIMES = NC_("budget.scenario.steps", "steps × {factor}")
+    PARALLEL_TOOLS = NC_("budget.scenario.parallel_tools", "each step's tools in parallel")
+    NETWORK_PER_CALL = NC_("budget.scenario.network", "network {ms} ms per call")
+    UTILISATION = NC_("budget.scenario.utilisation", "utilisation {before} % → {after} %")
+    NO_CHANGE = NC_("budget.scenario.no_change", "no change")
+    NOTHING_SERIAL = NC_(
+        "budget.what_if.nothing_serial",
+        "no step ran two or more tools one after another: nothing to save",
+    )
+    MEASURED_NETWORK = NC_(
+        "budget.what_if.measured_network", "measured network time: {ms:.1f} ms per call"
+    )
+    NO_NETWORK = NC_(
+        "budget.what_if.no_network",
+        "no call records or derives a network time: nothing to replace",
+    )
+    KEEP_TIME = NPC_(
+        "budget.what_if.keep_time",
+        "{n} call without a network figure keeps its time",
+        "{n} calls without a network figure keep their time",
+    )
+    QUEUE_RATIO = NC_("budget.what_if.queue_ratio", "queue wait × {ratio:.2f} (M/M/1 ρ/(1−ρ))")
+    NOTHING_TO_PROJECT = NC_(
+        "budget.what_if.no_tasks", "no tasks with a task time: nothing to project"
+    )
+    # the Markdown
+    WHERE = NC_("budget.md.where", "Where task time goes")
+    TASKS_LINE = NPC_(
+        "budget.md.tasks",
+        "{n} task with a task time. Mean {mean:.0f} ms, p50 {p50:.0f} ms, p95 {p95:.0f} ms "
+        "(nearest rank).",
+        "{n} tasks with a task time. Mean {mean:.0f} ms, p50 {p50:.0f} ms, p95 {p95:.0f} ms "
+        "(nearest rank).",
+    )
+    COL_PART = NC_("budget.md.col.part", "part")
+    COL_TOTAL_MS = NC_("budget.md.col.total_ms", "total ms")
+    COL_PER_TASK_MS = NC_("budget.md.col.per_task_ms", "per task ms")
+    COL_SHARE = NC_("budget.md.col.share", "share")
+    COUNTED_TWICE = NC_("budget.md.counted_twice", "counted twice (concurrent spans)")
+    TASK_TIME = NC_("budget.md.task_time", "task time")
+    PERCENT = NC_("budget.md.percent", "{x:.1f} %")
+    STEPS = NC_("budget.md.steps", "Steps")
+    COL_PER_TASK = NC_("budget.md.col.per_task", "per task")
+    COL_MEAN = NC_("budget.md.col.mean", "mean")
+    STEPS_ROW = NC_("budget.md.steps_row", "steps (model calls, retries not counted)")
+    CALLS_LINE = NC_("budget.md.calls", "{calls}, {retries} ({failed}); {tools}.")
+    MODEL_CALLS = NPC_("budget.count.model_calls", "{n} model call", "{n} model calls")
+    RETRIES_OF_THEM = NPC_(
+        "budget.count.retries_of_them", "{n} of them a retry", "{n} of them retries"
+    )
+    FAILED_RETRIED = NPC_(
+        "budget.count.failed_retried",
+        "{n} failed attempt retried",
+        "{n} failed attempts retried",
+    )
+    TOOL_CALLS = NPC_("budget.count.tool_calls", "{n} tool call", "{n} tool calls")
+    CALLS = NPC_("budget.count.calls", "{n} call", "{n} calls")
+    STEP_COUNT = NPC_("budget.count.steps", "{n} step", "{n} steps")
+    PARALLELISM = NC_("budget.md.parallelism", "Parallelism")
+    SUM_TO_TASK = NC_(
+        "budget.md.sum_to_task",
+        "span time / task time: {ratio:.2f} (Σ model, tool and retrieval span time over the "
+        "task time)",
+    )
+    TO_CRITICAL_PATH = NC_(
+        "budget.md.to_critical_path",
+        "span time / critical path: {ratio:.2f} (1.00: every span ran alone; the critical path "
+        "is the union of the spans)",
+    )
+    SERIAL_TOOLS = NC_(
+        "budget.md.serial_tools",
+        "serial tool calls: {calls} in {steps} ran one after another; run in parallel they "
+        "would save about {ms:.0f} ms per task ({share})",
+    )
+    NO_SERIAL_TOOLS = NC_(
+        "budget.md.no_serial_tools",
+        "serial tool calls: no step ran two or more tools one after another",
+    )
+    ALREADY_PARALLEL = NPC_(
+        "budget.md.already_parallel",
+        "{n} step already runs its tools concurrently",
+        "{n} steps already run their tools concurrently",
+    )
+    WHAT_IF = NC_("budget.md.what_if", "What if")
+    COL_SCENARIO = NC_("budget.md.col.scenario", "scenario")
+    COL_MEAN_TASK_MS = NC_("budget.md.col.mean_task_ms", "mean task ms")
+    COL_CHANGE_MS = NC_("budget.md.col.change_ms", "change ms")
+    COL_CHANGE = NC_("budget.md.col.change", "change")
+    AS_MEASURED = NC_("budget.md.as_measured", "as measured")
+    FORMULA = NC_(
+        "budget.md.formula",
+        "Projected from the measured means per task as steps × (model + network + tool + "
+        "queue) + retries + gaps: a change moves the per-step parts; retries keep their "
+        "measured cost and scale with the step count; gaps stay.",
+    )
+    SCENARIO_NOTE = NC_("budget.md.scenario_note", "{scenario}: {note}")
+    NOTES = NC_("budget.md.notes", "Notes:")
+
 
 # ---------------------------------------------------------------------------------------------
 # the pure model
@@ -94,16 +262,17 @@ def queue_wait_ms(service_ms: float, utilisation: float) -> float:
 # measured: per-task breakdown in the engine
 
 #: The parts task time is split into, in report order, with their labels.
-PARTS: tuple[tuple[str, str], ...] = (
-    ("model", "model (server processing)"),
-    ("network", "network round trip"),
-    ("queue", "queue wait"),
-    ("unsplit", "model call, not split (no server or network figure)"),
-    ("tool", "tool calls"),
-    ("retrieval", "retrieval"),
-    ("retries", "retries (retried failures, retry attempts, backoff)"),
-    ("gaps", "unaccounted gaps"),
+PARTS: tuple[tuple[str, BudgetSays], ...] = (
+    ("model", BudgetSays.PART_MODEL),
+    ("network", BudgetSays.PART_NETWORK),
+    ("queue", BudgetSays.PART_QUEUE),
+    ("unsplit", BudgetSays.PART_UNSPLIT),
+    ("tool", BudgetSays.PART_TOOL),
+    ("retrieval", BudgetSays.PART_RETRIEVAL),
+    ("retries", BudgetSays.PART_RETRIES),
+    ("gaps", BudgetSays.PART_GAPS),
 )
+_LABELS = dict(PARTS)
 
 _FAILED = ("error", "throttled", "timeout")
 _WORK = ("llm", "tool", "retrieval")
@@ -276,7 +445,9 @@ def _tool_steps(t: ir.Table) -> ir.Table:
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One part of task time: total over the tasks, mean per task, share of the parts."""
+    """One part of task time: total over the tasks, mean per task, share of the parts.
+
+    ``label`` is the English label (JSON); ``to_markdown`` words it in the reader's language."""
 
     name: str
     label: str
@@ -353,7 +524,7 @@ class Budget:
     tools: ToolParallelism
     #: model-call rows set aside at ingestion: in no task's budget
     calls_set_aside: int = 0
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[Message, ...] = field(default=())
 
     def part(self, name: str) -> Part:
         for p in self.parts:
@@ -417,7 +588,7 @@ class Budget:
             "sum_to_task": self.sum_to_task,
             "parallelism": self.parallelism,
             "tools": self.tools.to_dict(),
-            "notes": list(self.notes),
+            "notes": [n.to_dict() for n in self.notes],
         }
 
 
@@ -485,7 +656,7 @@ def analyse(traces: Traces) -> Budget:
     parts = tuple(
         Part(
             name=name,
-            label=label,
+            label=label.template,
             total_ms=totals[name],
             per_task_ms=totals[name] / n if n else 0.0,
             share=totals[name] / attributed if attributed > 0 else 0.0,
@@ -531,46 +702,25 @@ def analyse(traces: Traces) -> Budget:
 
 
 def _with_notes(b: Budget) -> Budget:
-    notes: list[str] = []
+    says = BudgetSays
+    notes: list[Message] = []
     if b.tasks == 0:
-        notes.append("no task has a task time (no root span, and no task complete): no budget")
+        notes.append(says.NO_TASKS())
     if b.tasks_without_time:
-        notes.append(
-            f"{b.tasks_without_time} task(s) left out: rows set aside leave their task time "
-            "unknown, or only a subtree of the task is in the export"
-        )
+        notes.append(says.TASKS_LEFT_OUT(n=b.tasks_without_time))
     if b.calls_set_aside:
-        notes.append(
-            f"{b.calls_set_aside} model call(s) were set aside at ingestion and are in no "
-            "task's budget (see slacheck traces inspect for the reasons)"
-        )
+        notes.append(says.CALLS_SET_ASIDE(n=b.calls_set_aside))
     if b.tasks_clamped:
-        notes.append(
-            f"in {b.tasks_clamped} task(s) the parts add up to more than the task time "
-            f"(spans ran concurrently): gaps clamped at 0, {b.excess_ms:.0f} ms counted twice; "
-            "shares are of the parts' sum"
-        )
+        notes.append(says.CLAMPED(n=b.tasks_clamped, excess_ms=b.excess_ms))
     if b.unsplit_calls:
-        notes.append(
-            f"{b.unsplit_calls} model call(s) record neither server nor network time: their "
-            "time is shown whole as 'not split'"
-        )
+        notes.append(says.UNSPLIT(n=b.unsplit_calls))
     if b.container_spans:
-        notes.append(
-            f"{b.container_spans} model, tool or retrieval span(s) that wrap others (e.g. an "
-            "SDK call around the HTTP call) left out, so their children are not counted twice"
-        )
+        notes.append(says.CONTAINERS(n=b.container_spans))
     if b.backoff_ms > 0:
-        notes.append(
-            f"retries include {b.backoff_ms:.0f} ms of backoff (a failed call's end → its "
-            "retry's start)"
-        )
+        notes.append(says.BACKOFF(ms=b.backoff_ms))
     overlap = b.span_sum_ms - b.busy_ms
     if overlap > 0.5 and not b.tasks_clamped:
-        notes.append(
-            f"{overlap:.0f} ms of span time ran concurrently with other spans and is counted "
-            "in each part, so the gaps are that much smaller than the idle time"
-        )
+        notes.append(says.OVERLAP(ms=overlap))
     return replace(b, notes=tuple(notes))
 
 
@@ -611,19 +761,26 @@ class Scenario:
                 "utilisation the traces ran at (e.g. 0.5)"
             )
 
-    def label(self) -> str:
-        bits = []
+    def describe(self) -> Message:
+        """The change as a message: its parts joined with the language's comma."""
+        bits: list[Message] = []
         if self.steps_factor is not None:
-            bits.append(f"steps × {self.steps_factor:g}")
+            bits.append(BudgetSays.STEPS_TIMES(factor=self.steps_factor))
         if self.parallel_tools:
-            bits.append("each step's tools in parallel")
+            bits.append(BudgetSays.PARALLEL_TOOLS())
         if self.network_ms_per_call is not None:
-            bits.append(f"network {self.network_ms_per_call:g} ms per call")
+            bits.append(BudgetSays.NETWORK_PER_CALL(ms=self.network_ms_per_call))
         if self.utilisation_from is not None and self.utilisation_to is not None:
             bits.append(
-                f"utilisation {self.utilisation_from * 100:g} % → {self.utilisation_to * 100:g} %"
+                BudgetSays.UTILISATION(
+                    before=self.utilisation_from * 100, after=self.utilisation_to * 100
+                )
             )
-        return ", ".join(bits) or "no change"
+        return BudgetSays.SCENARIO(changes=bits or [BudgetSays.NO_CHANGE()])
+
+    def label(self, lang: str = "en") -> str:
+        """The change in words (English for JSON)."""
+        return render(self.describe(), lang)
 
     def apply(self, budget: Budget) -> WhatIf:
         return what_if(
@@ -661,7 +818,7 @@ class WhatIf:
     step_after: StepProfile
     retries: float  # retry time in measured step times, per task (scaled with the steps)
     rest_ms: float  # mean task time outside the formula: gaps, less any excess
-    notes: tuple[str, ...] = ()
+    notes: tuple[Message, ...] = ()
 
     @property
     def delta_ms(self) -> float:
@@ -684,7 +841,7 @@ class WhatIf:
             "step_after": self.step_after.to_dict(),
             "retries": self.retries,
             "rest_ms": self.rest_ms,
-            "notes": list(self.notes),
+            "notes": [n.to_dict() for n in self.notes],
         }
 
 
@@ -718,32 +875,32 @@ def what_if(
     )
     steps, step, retries, rest = budget.profile()
     n_steps = max(budget.steps_total, 1)
-    notes: list[str] = []
+    notes: list[Message] = []
     after = step
     if parallel_tools:
         after = _replace(after, tool_ms=after.tool_ms - budget.tools.saving_ms / n_steps)
         if budget.tools.serial_steps == 0:
-            notes.append("no step ran two or more tools one after another: nothing to save")
+            notes.append(BudgetSays.NOTHING_SERIAL())
     if network_ms_per_call is not None:
         after = _replace(after, network_ms=network_ms_per_call * budget.network_calls / n_steps)
         if budget.network_calls:
             mean = budget.part("network").total_ms / budget.network_calls
-            notes.append(f"measured network time: {mean:.1f} ms per call")
+            notes.append(BudgetSays.MEASURED_NETWORK(ms=mean))
         else:
-            notes.append("no call records or derives a network time: nothing to replace")
+            notes.append(BudgetSays.NO_NETWORK())
         if budget.unsplit_calls:
-            notes.append(f"{budget.unsplit_calls} call(s) without a network figure keep their time")
+            notes.append(BudgetSays.KEEP_TIME(n=budget.unsplit_calls))
     if utilisation_from is not None and utilisation_to is not None:
         ratio = queue_factor(utilisation_to) / queue_factor(utilisation_from)
         after = _replace(after, queue_ms=after.queue_ms * ratio)
-        notes.append(f"queue wait × {ratio:.2f} (M/M/1 ρ/(1−ρ))")
+        notes.append(BudgetSays.QUEUE_RATIO(ratio=ratio))
     factor = 1.0 if steps_factor is None else steps_factor
     baseline = budget.task_ms.mean or 0.0
     # a retry keeps its measured cost (a throttled call's retry costs mostly backoff, not a
     # step), so only the per-step parts follow the change; retries scale with the step count
     projected = task_time_ms(steps * factor, after) + retries * factor * step.step_ms + rest
     if budget.tasks == 0:
-        notes.append("no tasks with a task time: nothing to project")
+        notes.append(BudgetSays.NOTHING_TO_PROJECT())
     return WhatIf(
         scenario=scenario,
         baseline_ms=baseline,
@@ -836,95 +993,119 @@ def _fraction(item: str, text: str) -> float:
 # rendering
 
 
-def _ms(v: float | None) -> str:
-    return "–" if v is None else f"{v:,.0f}"
+def to_markdown(
+    budget: Budget, what_ifs: tuple[WhatIf, ...] | list[WhatIf] = (), lang: str = "en"
+) -> str:
+    """The budget as Markdown in ``lang``: where task time goes, steps, parallelism, then the
+    what-ifs. Every sentence and label comes from the catalogue, every figure is formatted by
+    the language's number rules."""
+    says = BudgetSays
 
+    def w(message: Message | MessageCode) -> str:
+        return render(message if isinstance(message, Message) else message(), lang)
 
-def _pct(v: float | None) -> str:
-    return "–" if v is None else f"{v * 100:.1f} %"
+    def ms(v: float | None) -> str:
+        return format_number(v, lang, ".0f")
 
+    def num(v: float | None, digits: int = 1) -> str:
+        return format_number(v, lang, f".{digits}f")
 
-def _num(v: float | None, digits: int = 1) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
+    def pct(v: float | None, sign: bool = False) -> str:
+        if v is None:
+            return format_number(None, lang)
+        x = v * 100
+        text = w(says.PERCENT(x=abs(x) if sign else x))
+        return ("+" if x >= 0 else "-") + text if sign else text
 
+    def row(*cells: str) -> str:
+        return "| " + " | ".join(cells) + " |"
 
-def to_markdown(budget: Budget, what_ifs: tuple[WhatIf, ...] | list[WhatIf] = ()) -> str:
-    """The budget as Markdown: where task time goes, steps, parallelism, then the what-ifs."""
     b = budget
-    out = ["## Where task time goes", ""]
     t = b.task_ms
-    out.append(
-        f"{b.tasks} task(s) with a task time. Mean {_ms(t.mean)} ms, p50 {_ms(t.p50)} ms, "
-        f"p95 {_ms(t.p95)} ms (nearest rank)."
-    )
-    out += ["", "| part | total ms | per task ms | share |", "|---|---:|---:|---:|"]
-    for p in b.parts:
-        out.append(f"| {p.label} | {_ms(p.total_ms)} | {_ms(p.per_task_ms)} | {_pct(p.share)} |")
-    if b.excess_ms > 0:
-        per = b.excess_ms / b.tasks if b.tasks else 0.0
-        out.append(f"| counted twice (concurrent spans) | -{_ms(b.excess_ms)} | -{_ms(per)} | |")
-    out.append(
-        f"| **task time** | **{_ms(b.task_total_ms)}** | **{_ms(t.mean)}** | "
-        f"{'**100.0 %**' if b.tasks else '–'} |"
-    )
-    out += ["", "## Steps", "", "| per task | mean | p50 | p95 |", "|---|---:|---:|---:|"]
-    s = b.steps
-    out.append(
-        f"| steps (model calls, retries not counted) | {_num(s.mean)} | {_num(s.p50, 0)} "
-        f"| {_num(s.p95, 0)} |"
-    )
+    out = [f"## {w(says.WHERE)}", ""]
+    out.append(w(says.TASKS_LINE(n=b.tasks, mean=t.mean, p50=t.p50, p95=t.p95)))
     out += [
         "",
-        f"{b.llm_calls} model calls, {b.retry_attempts} of them retries "
-        f"({b.retried_failures} failed attempts retried); {b.tool_calls} tool calls.",
+        row(w(says.COL_PART), w(says.COL_TOTAL_MS), w(says.COL_PER_TASK_MS), w(says.COL_SHARE)),
+        "|---|---:|---:|---:|",
+    ]
+    for p in b.parts:
+        label = _LABELS.get(p.name)
+        name = w(label) if label is not None else p.label
+        out.append(row(name, ms(p.total_ms), ms(p.per_task_ms), pct(p.share)))
+    if b.excess_ms > 0:
+        per = b.excess_ms / b.tasks if b.tasks else 0.0
+        out.append(row(w(says.COUNTED_TWICE), f"-{ms(b.excess_ms)}", f"-{ms(per)}", ""))
+    whole = f"**{pct(1.0)}**" if b.tasks else format_number(None, lang)
+    out.append(
+        row(f"**{w(says.TASK_TIME)}**", f"**{ms(b.task_total_ms)}**", f"**{ms(t.mean)}**", whole)
+    )
+    s = b.steps
+    out += [
         "",
-        "## Parallelism",
+        f"## {w(says.STEPS)}",
         "",
-        f"- span time / task time: {_num(b.sum_to_task, 2)} "
-        "(Σ model, tool and retrieval span time over the task time)",
-        f"- span time / critical path: {_num(b.parallelism, 2)} "
-        "(1.00: every span ran alone; the critical path is the union of the spans)",
+        row(w(says.COL_PER_TASK), w(says.COL_MEAN), "p50", "p95"),
+        "|---|---:|---:|---:|",
+        row(w(says.STEPS_ROW), num(s.mean), num(s.p50, 0), num(s.p95, 0)),
+        "",
+        w(
+            says.CALLS_LINE(
+                calls=says.MODEL_CALLS(n=b.llm_calls),
+                retries=says.RETRIES_OF_THEM(n=b.retry_attempts),
+                failed=says.FAILED_RETRIED(n=b.retried_failures),
+                tools=says.TOOL_CALLS(n=b.tool_calls),
+            )
+        ),
+        "",
+        f"## {w(says.PARALLELISM)}",
+        "",
+        f"- {w(says.SUM_TO_TASK(ratio=b.sum_to_task))}",
+        f"- {w(says.TO_CRITICAL_PATH(ratio=b.parallelism))}",
     ]
     tp = b.tools
     if tp.serial_steps:
         share = tp.saving_per_task_ms / t.mean if t.mean else None
-        out.append(
-            f"- serial tool calls: {tp.serial_tool_calls} calls in {tp.serial_steps} steps ran "
-            f"one after another; run in parallel they would save about "
-            f"{_ms(tp.saving_per_task_ms)} ms per task ({_pct(share)})"
+        serial = says.SERIAL_TOOLS(
+            calls=says.CALLS(n=tp.serial_tool_calls),
+            steps=says.STEP_COUNT(n=tp.serial_steps),
+            ms=tp.saving_per_task_ms,
+            share=pct(share),
         )
+        out.append(f"- {w(serial)}")
     else:
-        out.append("- serial tool calls: no step ran two or more tools one after another")
+        out.append(f"- {w(says.NO_SERIAL_TOOLS)}")
     if tp.parallel_steps:
-        out.append(f"- {tp.parallel_steps} steps already run their tools concurrently")
+        out.append(f"- {w(says.ALREADY_PARALLEL(n=tp.parallel_steps))}")
     if what_ifs:
         out += [
             "",
-            "## What if",
+            f"## {w(says.WHAT_IF)}",
             "",
-            "| scenario | mean task ms | change ms | change |",
+            row(
+                w(says.COL_SCENARIO),
+                w(says.COL_MEAN_TASK_MS),
+                w(says.COL_CHANGE_MS),
+                w(says.COL_CHANGE),
+            ),
             "|---|---:|---:|---:|",
-            f"| as measured | {_ms(t.mean)} | | |",
+            row(w(says.AS_MEASURED), ms(t.mean), "", ""),
         ]
-        for w in what_ifs:
+        for wi in what_ifs:
+            delta = ("+" if wi.delta_ms >= 0 else "-") + ms(abs(wi.delta_ms))
             out.append(
-                f"| {w.scenario.label()} | {_ms(w.projected_ms)} | {w.delta_ms:+,.0f} "
-                f"| {_signed_pct(w.delta_share)} |"
+                row(
+                    wi.scenario.label(lang),
+                    ms(wi.projected_ms),
+                    delta,
+                    pct(wi.delta_share, sign=True),
+                )
             )
-        out += [
-            "",
-            "Projected from the measured means per task as steps × (model + network + tool + "
-            "queue) + retries + gaps: a change moves the per-step parts; retries keep their "
-            "measured cost and scale with the step count; gaps stay.",
-        ]
-        for w in what_ifs:
-            for note in w.notes:
-                out.append(f"- {w.scenario.label()}: {note}")
+        out += ["", w(says.FORMULA)]
+        for wi in what_ifs:
+            for note in wi.notes:
+                out.append(f"- {w(says.SCENARIO_NOTE(scenario=wi.scenario.describe(), note=note))}")
     if b.notes:
-        out += ["", "Notes:", ""]
-        out += [f"- {n}" for n in b.notes]
+        out += ["", w(says.NOTES), ""]
+        out += [f"- {w(n)}" for n in b.notes]
     return "\n".join(out) + "\n"
-
-
-def _signed_pct(v: float | None) -> str:
-    return "–" if v is None else f"{v * 100:+.1f} %"

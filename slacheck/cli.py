@@ -720,6 +720,12 @@ def budget(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
+    lang: Annotated[
+        Lang,
+        typer.Option(
+            "--lang", help="Language of the table and Markdown: en or zh (JSON: English text)."
+        ),
+    ] = Lang.en,
     spark_master: SparkMasterOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -727,7 +733,8 @@ def budget(
     from slacheck.budget import analyse, parse_what_if, to_markdown
 
     scenarios = [parse_what_if(spec) for spec in (what_if or [])]
-    result = analyse(_ingest(traces, trace_format, mapping, engine, spark_master, verbose))
+    loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
+    result = analyse(loaded)
     projections = [s.apply(result) for s in scenarios]
     if fmt is ReportFormat.json:
         data = {**result.to_dict(), "what_if": [p.to_dict() for p in projections]}
@@ -735,7 +742,7 @@ def budget(
     else:
         from rich.markdown import Markdown
 
-        text = to_markdown(result, projections)
+        text = to_markdown(result, projections, lang.value)
         if fmt is ReportFormat.md:
             sys.stdout.write(text)
         else:

@@ -47,6 +47,7 @@ __all__ = [
     "Message",
     "MessageCode",
     "Param",
+    "format_number",
     "placeholders",
     "plural_forms",
     "render",
@@ -260,6 +261,12 @@ def render(message: Message, lang: str) -> str:
     n = _count(message)
     template = template_for(code, _check(lang), n) or template_for(code, "en", n) or code.template
     return _Formatter(lang).vformat(template, (), message.params)
+
+
+def format_number(value: float | None, lang: str, spec: str = "") -> str:
+    """A number as a template's field would show it in ``lang`` (``spec``: ``""``,
+    ``".Nf"`` or ``"percent"``), for table cells that are figures, not sentences; None is "—"."""
+    return _Formatter(_check(lang))._text(value, spec)
 
 
 def _count(message: Message) -> float:

@@ -16,6 +16,7 @@ import pytest
 from slacheck.budget import (
     PARTS,
     Budget,
+    BudgetSays,
     Scenario,
     StepProfile,
     analyse,
@@ -28,9 +29,11 @@ from slacheck.budget import (
     what_if,
 )
 from slacheck.errors import UsageError
+from slacheck.messages import render
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
 from slacheck.trace.schema import conform
+from tests.langcheck import english_runs
 
 # --- the pure model: DOMAIN.md's worked examples, exactly
 
@@ -219,9 +222,15 @@ def test_hand_table_budget(hand: Budget) -> None:
     t = hand.tools
     assert (t.serial_steps, t.serial_tool_calls, t.parallel_steps) == (2, 5, 1)
     assert (t.saving_ms, t.saving_per_task_ms) == (180.0, 60.0)
-    assert any("clamped" in n for n in hand.notes)
-    assert any("1 task(s) left out" in n for n in hand.notes)
-    assert any("not split" in n for n in hand.notes)
+    texts = [n.text for n in hand.notes]
+    assert any("clamped" in n for n in texts)
+    assert "1 task left out" in " ".join(texts)  # the singular for one task
+    assert any("not split" in n for n in texts)
+    codes = {str(n.code) for n in hand.notes}
+    assert {"budget.note.clamped", "budget.note.tasks_left_out"} <= codes
+    # JSON: each note a message (code, params, English text)
+    note = json.loads(json.dumps(hand.to_dict()))["notes"][0]
+    assert set(note) == {"code", "params", "text"} and note["text"] == texts[0]
 
 
 def test_wrapper_spans_do_not_count_their_children_twice(tmp_path: Path) -> None:
@@ -236,7 +245,7 @@ def test_wrapper_spans_do_not_count_their_children_twice(tmp_path: Path) -> None
     assert totals == {"model": 200.0, "network": 30.0, "tool": 30.0, "gaps": 40.0}
     assert (b.container_spans, b.llm_calls, b.steps_total, b.unsplit_calls) == (1, 1, 1, 0)
     assert (b.span_sum_ms, b.busy_ms, b.excess_ms) == (260.0, 260.0, 0.0)
-    assert any("wrap others" in n for n in b.notes)
+    assert any("1 model, tool or retrieval span that wraps" in n.text for n in b.notes)
 
 
 def test_row_order_changes_nothing(tmp_path: Path, hand: Budget) -> None:
@@ -363,6 +372,7 @@ def test_markdown_and_dicts(gen_budget: Budget) -> None:
     assert "| network round trip |" in md and "**100.0 %**" in md
     assert "| steps × 0.5 |" in md and "| utilisation 50 % → 85 % |" in md
     assert "serial tool calls:" in md
+    assert "(s)" not in md and not re.search(r"(?<![\d.,])1 [a-z ]{0,20}?(calls|tasks|steps)\b", md)
     d = json.loads(json.dumps(gen_budget.to_dict()))
     assert d["tasks"] == 150 and [p["name"] for p in d["parts"]] == [n for n, _ in PARTS]
     w = json.loads(json.dumps(ws[1].to_dict()))
@@ -443,3 +453,30 @@ def _close(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
     return bool(a == b)
+
+
+def test_markdown_in_chinese_has_no_english_sentence(gen_budget: Budget, hand: Budget) -> None:
+    """Headings, table labels, sentences, scenarios and notes all come from the catalogue."""
+    specs = ("steps=0.5", "utilisation=0.5->0.85, network=20", "parallel-tools")
+    for b in (gen_budget, hand):
+        ws = [parse_what_if(s).apply(b) for s in specs]
+        md = to_markdown(b, ws, lang="zh")
+        assert "## 任务耗时构成" in md and "## 假设分析" in md and "| 网络往返 |" in md
+        assert "**100.0%**" in md and "利用率 50% → 85%" in md
+        assert [line for line in md.splitlines() if english_runs(line)] == []
+        assert b.notes and all(render(n, "zh") in md for n in b.notes)
+        # the English Markdown of the same budget would fail the same check
+        assert [line for line in to_markdown(b, ws).splitlines() if english_runs(line)] != []
+
+
+@pytest.mark.parametrize("n", [1, 2, 7])
+def test_budget_counts_agree_with_their_nouns(n: int) -> None:
+    """English picks the singular for exactly one, Chinese has one form."""
+    en = render(BudgetSays.TASKS_LEFT_OUT(n=n), "en")
+    assert en.startswith(f"{n} task left out" if n == 1 else f"{n} tasks left out")
+    assert render(BudgetSays.KEEP_TIME(n=n), "en") == (
+        f"{n} call without a network figure keeps its time"
+        if n == 1
+        else f"{n} calls without a network figure keep their time"
+    )
+    assert render(BudgetSays.TASKS_LEFT_OUT(n=n), "zh").startswith(f"{n} 个任务未纳入")

@@ -104,6 +104,27 @@ def test_documents_and_init_report_in_chinese(traffic: Path, tmp_path: Path) -> 
     assert _lines_with_english(text + more, quoted(name)) == []
 
 
+BUDGET_WHAT_IFS = ("--what-if", "steps=0.5", "--what-if", "utilisation=0.85->0.5, network=20")
+
+
+@pytest.mark.parametrize("fmt", ["table", "md"])
+def test_budget_in_chinese(traffic: Path, fmt: str) -> None:
+    """The latency budget on the terminal and as Markdown: headings, table labels, sentences,
+    scenarios and notes all in Chinese; the English run of the same command is flagged."""
+    args = ("budget", traffic, *BUDGET_WHAT_IFS, "--format", fmt)
+    code, text = run(*args, "--lang", "zh")
+    assert code == 0, text
+    for words in ("任务耗时构成", "网络往返", "并行度", "假设分析", "利用率 85% → 50%", "说明："):
+        assert words in text, words
+    assert "次模型调用在读取时被剔除" in text  # the malformed rows' note
+    assert _lines_with_english(text, ()) == []
+    code, english = run(*args)
+    assert code == 0, english
+    assert _lines_with_english(english, ()) != []
+    assert "(s)" not in english
+    assert not re.search(r"(?<![\d.,])1 [a-z\- ]{0,20}?(calls|tasks|steps|spans)\b", english)
+
+
 def test_the_checker_sees_english_when_there_is_some(traffic: Path) -> None:
     """The same commands in English: the checker flags them (it can fail), and no count
     stands before a noun that disagrees with it."""
