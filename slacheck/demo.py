@@ -13,7 +13,7 @@ from slacheck.contract.load import load_contract_text
 from slacheck.contract.review import review
 from slacheck.evaluate import Evaluation, evaluate
 from slacheck.match.fields import FieldCheck, check_fields
-from slacheck.messages import NC_, NPC_, Message, MessageCode, Param, render
+from slacheck.messages import LANGUAGES, NC_, NPC_, Message, MessageCode, Param, render
 from slacheck.render import jsonout
 from slacheck.render.junit import to_junit
 from slacheck.render.markdown import evaluation_markdown, fields_markdown
@@ -123,7 +123,9 @@ def run_demo(
     save("check.md", evaluation_markdown(evaluation))
     save("check.json", jsonout.dumps(evaluation.to_dict()))
     save("check.junit.xml", to_junit(evaluation))
-    save("budget.md", budget_markdown(analyse(traces)))
+    budget = analyse(traces)
+    for lang in LANGUAGES:
+        save(f"budget.{lang}.md", budget_markdown(budget, (), lang))
 
     progress(render(DemoSays.PREPARING(), "en"))
     contract_file = out / "contract.yaml"
