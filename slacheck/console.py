@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from slacheck.messages import NC_, NPC_, Message, MessageCode, render
+from slacheck.render.words import Name
 
 if TYPE_CHECKING:
     from slacheck.contract.load import LoadedContract
@@ -51,30 +52,6 @@ class TerminalSays(MessageCode):
     """What the terminal says around the results: titles, column headers, labels, names,
     summary lines and hints (the command line's own lines among them)."""
 
-    # names of verdicts, field-check statuses and severities
-    VERDICT_MET = NC_("terminal.verdict.met", "met")
-    VERDICT_BREACHED = NC_("terminal.verdict.breached", "breached")
-    VERDICT_INDETERMINATE = NC_("terminal.verdict.indeterminate", "indeterminate")
-    VERDICT_NOT_MEASURABLE = NC_("terminal.verdict.not_measurable", "not measurable")
-    VERDICT_NO_DATA = NC_("terminal.verdict.no_data", "no data")
-    STATUS_MEASURABLE = NC_("terminal.status.measurable", "measurable")
-    STATUS_DERIVABLE = NC_("terminal.status.derivable", "derivable")
-    STATUS_PARTIAL = NC_("terminal.status.partial", "partial")
-    STATUS_NOT_MEASURABLE = NC_("terminal.status.not_measurable", "not measurable")
-    STATUS_NO_DATA = NC_("terminal.status.no_data", "no data")
-    STATUS_NOT_APPLICABLE = NC_("terminal.status.not_applicable", "not applicable")
-    SEVERITY_HIGH = NC_("terminal.severity.high", "high")
-    SEVERITY_MEDIUM = NC_("terminal.severity.medium", "medium")
-    SEVERITY_LOW = NC_("terminal.severity.low", "low")
-    # the eight items of the field check
-    ITEM_1 = NC_("terminal.item.1", "model time per step")
-    ITEM_2 = NC_("terminal.item.2", "network round trip per step")
-    ITEM_3 = NC_("terminal.item.3", "tool wait per step")
-    ITEM_4 = NC_("terminal.item.4", "task total time")
-    ITEM_5 = NC_("terminal.item.5", "contracted measurement point")
-    ITEM_6 = NC_("terminal.item.6", "region list and cross-region rights")
-    ITEM_7 = NC_("terminal.item.7", "peak degradation")
-    ITEM_8 = NC_("terminal.item.8", "rate-limit basis")
     # clause review (lint)
     REVIEW_TITLE = NPC_(
         "terminal.review.title",
@@ -160,34 +137,36 @@ class TerminalSays(MessageCode):
 
 
 VERDICT_NAMES = {
-    "met": TerminalSays.VERDICT_MET,
-    "breached": TerminalSays.VERDICT_BREACHED,
-    "indeterminate": TerminalSays.VERDICT_INDETERMINATE,
-    "not_measurable": TerminalSays.VERDICT_NOT_MEASURABLE,
-    "no_data": TerminalSays.VERDICT_NO_DATA,
+    "met": Name.VERDICT_MET,
+    "breached": Name.VERDICT_BREACHED,
+    "indeterminate": Name.VERDICT_INDETERMINATE,
+    "not_measurable": Name.VERDICT_NOT_MEASURABLE,
+    "no_data": Name.VERDICT_NO_DATA,
 }
 STATUS_NAMES = {
-    "measurable": TerminalSays.STATUS_MEASURABLE,
-    "derivable": TerminalSays.STATUS_DERIVABLE,
-    "partial": TerminalSays.STATUS_PARTIAL,
-    "not_measurable": TerminalSays.STATUS_NOT_MEASURABLE,
-    "no_data": TerminalSays.STATUS_NO_DATA,
-    "not_applicable": TerminalSays.STATUS_NOT_APPLICABLE,
+    "measurable": Name.STATUS_MEASURABLE,
+    "derivable": Name.STATUS_DERIVABLE,
+    "partial": Name.STATUS_PARTIAL,
+    "not_measurable": Name.STATUS_NOT_MEASURABLE,
+    "no_data": Name.STATUS_NO_DATA,
+    "not_applicable": Name.STATUS_NOT_APPLICABLE,
 }
 SEVERITY_NAMES = {
-    "high": TerminalSays.SEVERITY_HIGH,
-    "medium": TerminalSays.SEVERITY_MEDIUM,
-    "low": TerminalSays.SEVERITY_LOW,
+    "high": Name.SEVERITY_HIGH,
+    "medium": Name.SEVERITY_MEDIUM,
+    "low": Name.SEVERITY_LOW,
 }
+# names of verdicts, field-check statuses, severities and the eight items: the documents' own
+# names (render.words), so the terminal and the report can never word a verdict differently
 ITEM_NAMES = {
-    1: TerminalSays.ITEM_1,
-    2: TerminalSays.ITEM_2,
-    3: TerminalSays.ITEM_3,
-    4: TerminalSays.ITEM_4,
-    5: TerminalSays.ITEM_5,
-    6: TerminalSays.ITEM_6,
-    7: TerminalSays.ITEM_7,
-    8: TerminalSays.ITEM_8,
+    1: Name.ITEM_1,
+    2: Name.ITEM_2,
+    3: Name.ITEM_3,
+    4: Name.ITEM_4,
+    5: Name.ITEM_5,
+    6: Name.ITEM_6,
+    7: Name.ITEM_7,
+    8: Name.ITEM_8,
 }
 
 
@@ -196,7 +175,7 @@ def say(message: Message | MessageCode, lang: str = "en") -> str:
     return safe(render(message if isinstance(message, Message) else message(), lang))
 
 
-def _named(names: Mapping[str, TerminalSays], value: object, lang: str) -> str:
+def _named(names: Mapping[str, MessageCode], value: object, lang: str) -> str:
     """An enum value's name in ``lang``; an unknown value as it is."""
     code = names.get(str(value))
     return str(value) if code is None else say(code, lang)

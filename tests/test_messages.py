@@ -21,8 +21,10 @@ import pytest
 from babel.messages.pofile import read_po
 from ruamel.yaml import YAML
 
+import slacheck.budget
 import slacheck.checks  # registers every check, and with them their message codes
 import slacheck.cli  # the terminal's own words (with slacheck.console and slacheck.demo)
+import slacheck.console
 import slacheck.contract.review
 import slacheck.demo
 import slacheck.match.fields
