@@ -60,35 +60,42 @@ def read_otlp(path: Path) -> pa.Table:
 def _requests(
     path: Path, value: Any, line_numbers: tuple[int, ...] | None, problems: list[Problem]
 ) -> list[tuple[str, dict[str, Any]]]:
+    return export_requests(path, value, line_numbers, problems, key="resourceSpans")
+
+
+def export_requests(
+    path: Path,
+    value: Any,
+    line_numbers: tuple[int, ...] | None,
+    problems: list[Problem],
+    *,
+    key: str,
+    what: str = "OTLP",
+    line_reason: Reason = Reason.MALFORMED_TRACE,
+    fix: str | None = None,
+    lines_may_hold_none: bool = False,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The export requests in one OTLP JSON file, each with where it stands (``line 3: ``,
+    ``[2].`` or nothing): one request (an object holding ``key``), a list of them, or JSON lines
+    of them (the collector's file exporter). Spans (``resourceSpans``) and metrics
+    (``resourceMetrics``) share the shape; a line that is no request is a problem at its line."""
     if line_numbers is not None:
         requests = []
         for number, request in zip(line_numbers, value, strict=True):
-            if isinstance(request, dict) and ("resourceSpans" in request or not request):
+            if isinstance(request, dict) and (key in request or not request):
                 requests.append((f"line {number}: ", request))
             else:
-                problems.append(
-                    problem(path, "not an OTLP export request (no resourceSpans)", line=number)
-                )
-        if requests:
+                said = f"not an {what} export request (no {key})"
+                problems.append(problem(path, said, line_reason, line=number))
+        if requests or lines_may_hold_none:
             return requests
-    elif isinstance(value, dict) and "resourceSpans" in value:
+    elif isinstance(value, dict) and key in value:
         return [("", value)]
-    elif (
-        isinstance(value, list)
-        and value
-        and all(isinstance(r, dict) and "resourceSpans" in r for r in value)
-    ):
+    elif isinstance(value, list) and value and all(isinstance(r, dict) and key in r for r in value):
         return [(f"[{i}].", r) for i, r in enumerate(value)]
-    raise TraceInputError(
-        [
-            problem(
-                path,
-                "not OTLP JSON: expected an object with resourceSpans, a list of them, "
-                "or JSON lines of them",
-                Reason.UNKNOWN_FORMAT,
-            )
-        ]
-    )
+    said = f"not {what} JSON: expected an object with {key}, a list of them, or JSON lines of them"
+    found = problem(path, said, Reason.UNKNOWN_FORMAT, **({"fix": fix} if fix else {}))
+    raise TraceInputError([found])
 
 
 def _items(

@@ -38,7 +38,7 @@ import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.inputs import regular_file_problem
-from slacheck.trace.otlp import _attributes
+from slacheck.trace.otlp import _attributes, export_requests
 from slacheck.trace.records import load_json, problem, read_text
 
 #: the OTel GenAI server metrics slacheck reads (all histograms, unit seconds)
@@ -210,39 +210,16 @@ def read_otlp_metrics(paths: list[Path]) -> MetricPoints:
 def _requests(
     path: Path, value: Any, line_numbers: tuple[int, ...] | None, reader: _Reader
 ) -> list[tuple[str, dict[str, Any]]]:
-    if line_numbers is not None:
-        out = []
-        for number, request in zip(line_numbers, value, strict=True):
-            if isinstance(request, dict) and ("resourceMetrics" in request or not request):
-                out.append((f"line {number}: ", request))
-            else:
-                reader.problems.append(
-                    problem(
-                        path,
-                        "not an OTLP metrics export request (no resourceMetrics)",
-                        Reason.UNKNOWN_FORMAT,
-                        line=number,
-                    )
-                )
-        return out
-    if isinstance(value, dict) and "resourceMetrics" in value:
-        return [("", value)]
-    if (
-        isinstance(value, list)
-        and value
-        and all(isinstance(r, dict) and "resourceMetrics" in r for r in value)
-    ):
-        return [(f"[{i}].", r) for i, r in enumerate(value)]
-    raise TraceInputError(
-        [
-            problem(
-                path,
-                "not OTLP JSON metrics: expected an object with resourceMetrics, a list of "
-                "them, or JSON lines of them",
-                Reason.UNKNOWN_FORMAT,
-                fix="export with the OpenTelemetry collector's file exporter (JSON)",
-            )
-        ]
+    return export_requests(
+        path,
+        value,
+        line_numbers,
+        reader.problems,
+        key="resourceMetrics",
+        what="OTLP metrics",
+        line_reason=Reason.UNKNOWN_FORMAT,
+        fix="export with the OpenTelemetry collector's file exporter (JSON)",
+        lines_may_hold_none=True,
     )
 
 
