@@ -35,6 +35,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Self, TypeAlias
 
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
@@ -170,13 +171,19 @@ class _Catalogue:
 
 
 @lru_cache(maxsize=len(LOCALES))
+def _po(lang: str) -> Catalog:
+    """``lang``'s ``.po`` file, parsed once: message codes and template prose both read it."""
+    path = resources.files("slacheck").joinpath(f"locale/{LOCALES[lang]}/LC_MESSAGES/{_DOMAIN}.po")
+    with path.open("rb") as fh:
+        return read_po(fh, locale=LOCALES[lang], domain=_DOMAIN)
+
+
+@lru_cache(maxsize=len(LOCALES))
 def _catalogue(lang: str) -> _Catalogue:
     """The complete, non-fuzzy entries of ``lang``'s catalogue."""
     if lang == "en":
         return _Catalogue({}, {}, lambda n: 0 if n == 1 else 1)
-    path = resources.files("slacheck").joinpath(f"locale/{LOCALES[lang]}/LC_MESSAGES/{_DOMAIN}.po")
-    with path.open("rb") as fh:
-        catalog = read_po(fh, locale=LOCALES[lang], domain=_DOMAIN)
+    catalog = _po(lang)
     singles: dict[tuple[str, str], str] = {}
     plurals: dict[tuple[str, str, str], tuple[str, ...]] = {}
     for m in catalog:
@@ -198,9 +205,7 @@ def translations(lang: str) -> gettext.NullTranslations:
     same ``.po`` file as every message code. English is the msgid itself (plurals by n == 1)."""
     if _check(lang) == "en":
         return gettext.NullTranslations()
-    path = resources.files("slacheck").joinpath(f"locale/{LOCALES[lang]}/LC_MESSAGES/{_DOMAIN}.po")
-    with path.open("rb") as fh:
-        catalog = read_po(fh, locale=LOCALES[lang], domain=_DOMAIN)
+    catalog = _po(lang)
     buf = io.BytesIO()
     write_mo(buf, catalog, use_fuzzy=False)  # a fuzzy entry is no translation: English shows
     buf.seek(0)

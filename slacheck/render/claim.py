@@ -288,8 +288,8 @@ def render_letter(pack: ClaimPack, lang: str) -> str:
 
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    from slacheck.messages import render, translations
-    from slacheck.render.documents import money
+    from slacheck.messages import render
+    from slacheck.render.documents import install_translations, money
     from slacheck.render.format import Formatter, check_lang
 
     language = check_lang(lang)
@@ -298,10 +298,8 @@ def render_letter(pack: ClaimPack, lang: str) -> str:
         autoescape=False,  # Markdown, not HTML: trace text goes through mdcell
         undefined=StrictUndefined,
         keep_trailing_newline=True,
-        extensions=["jinja2.ext.i18n"],
     )
-    env.policies["ext.i18n.trimmed"] = True
-    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+    install_translations(env, language)
     env.filters["mdcell"] = _mdcell
     fmt = Formatter(language, ZoneInfo(pack.contract.contract.time_zone or "UTC"))
     template = env.get_template("claim.md.j2")

@@ -163,12 +163,8 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
         keep_trailing_newline=True,
         # Markdown: entities only where a viewer would see markup, so the text stays readable
         finalize=md_text if family == "md" else None,
-        extensions=["jinja2.ext.i18n"],
     )
-    # document prose: {% trans %} blocks from the same catalogue as every message code;
-    # newstyle gettext escapes the parameters, and trimmed matches what `make messages` extracts
-    env.policies["ext.i18n.trimmed"] = True
-    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    install_translations(env, lang)
     fmt = Formatter(lang, ZoneInfo(zone))
     env.filters.update(fmt.filters())
     env.filters["breakable"] = breakable if family == "html" else str
@@ -196,6 +192,15 @@ def code_spans(value: Any) -> Markup:
     (Markup, e.g. from the catalogue, is already), so only our own tags are live."""
     escaped = str(Markup.escape(value))
     return Markup(_TICKS.sub(r"<code>\1</code>", escaped))
+
+
+def install_translations(env: Environment, lang: str) -> None:
+    """Document prose in ``env``: ``{% trans %}`` blocks from the same catalogue as every
+    message code. Newstyle gettext escapes the parameters (and reads a literal % as %%, as
+    ``make messages`` extracts it); trimmed whitespace matches the extraction too."""
+    env.add_extension("jinja2.ext.i18n")
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
 
 
 _RUN = re.compile(r"[0-9A-Fa-f]{9,}")
