@@ -466,6 +466,7 @@ latency:
 # the readers issue, in the metering layer: each call once, providers as contracts name them
 
 DATA = Path(__file__).resolve().parent / "data"
+STARTERS = Path(__file__).resolve().parents[1] / "slacheck" / "contract" / "starters"
 
 
 def test_a_wrapped_model_call_counts_once_with_its_wrappers_provider() -> None:
@@ -572,3 +573,95 @@ def test_order_stats_on_spark_are_the_sorted_values(spark_backend: Any) -> None:
         overwrite=True,
     )
     assert order_stats(t, "w", "x", wanted) == _sorted_truth(cols, wanted)
+
+
+# ---------------------------------------------------------------------------------------------
+# the facts ingestion learns on the way (performance issue): a shortcut never changes a result
+
+
+def _wrap_some(table: pa.Table, every: int) -> tuple[pa.Table, int]:
+    """Every ``every``-th llm span put under a wrapper llm span of its own (as agno's
+    OpenInference span wraps the OTel chat span): the wrapper holds the provider, the call
+    does not. Returns the trace and the number of wrappers."""
+    from collections import Counter
+
+    rows = table.to_pylist()
+    ids = Counter((r["task_id"], r["span_id"]) for r in rows)
+    sound = [
+        r
+        for r in rows
+        if r["kind"] == "llm"
+        and ids[(r["task_id"], r["span_id"])] == 1
+        and r["span_id"]
+        and r["task_id"]
+        and None not in (r["start_us"], r["end_us"], r["duration_ms"])
+        and r["end_us"] >= r["start_us"]
+    ]
+    llm = sound[::every]
+    for r in llm:
+        wrapper = dict(r, span_id=r["span_id"] + "-w", source_ref=f"{r['source_ref']} wrapper")
+        wrapper["start_us"] -= 1000
+        wrapper["end_us"] += 1000
+        wrapper["duration_ms"] += 2.0
+        r["parent_span_id"], r["provider"] = wrapper["span_id"], None
+        rows.append(wrapper)
+    return pa.Table.from_pylist(rows, schema=table.schema), len(llm)
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.generate],
+)
+@given(
+    seed=st.integers(min_value=0, max_value=1000),
+    wrap=st.sampled_from([0, 5]),
+    malformed=st.sampled_from([0, 12]),
+    zone=st.sampled_from(["UTC", "Asia/Shanghai", "Asia/Kathmandu"]),
+)
+def test_what_ingestion_learns_never_changes_a_result(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, wrap: int, malformed: int, zone: str
+) -> None:
+    """Ingestion records the spans' extent, the wrapper count and whether every row is usable;
+    the metering layer then reads the input as a view and skips the unwrapping join. Forgetting
+    those facts (the general path: classify every row, look for wrappers) gives the same
+    results, term by term, and the facts are what the trace holds."""
+    import dataclasses
+
+    from slacheck.trace.generate import TrafficProfile, generate
+
+    table = generate(
+        TrafficProfile(
+            tasks=30,
+            days=40,
+            seed=seed,
+            malformed=malformed,
+            start=dt.datetime(2026, 6, 25, tzinfo=dt.UTC),
+        )
+    )
+    wrappers = 0
+    if wrap:
+        table, wrappers = _wrap_some(table, wrap)
+    path = tmp_path_factory.mktemp("facts") / "t.parquet"
+    pq.write_table(table, path)
+    t = ingest([path])
+    # the wrappers among the usable spans, counted on the ids themselves (ingestion hashes them)
+    llm = t.spans.filter(t.spans.kind == "llm")
+    kids = llm.select(k_task=llm.task_id, k_parent=llm.parent_span_id)
+    held = llm.semi_join(kids, [llm.task_id == kids.k_task, llm.span_id == kids.k_parent])
+    assert t.llm_wrappers == int(held.count().execute())
+    if not malformed:
+        assert t.llm_wrappers == wrappers
+    assert t.plain == (not t.quality.set_aside and t.quality.orphans == 0)
+    assert t.plain == (malformed == 0)
+    used = t.spans.aggregate(lo=t.spans.start_us.min(), hi=t.spans.end_us.max()).execute()
+    assert t.extent == (int(used["lo"][0]), int(used["hi"][0]))
+    general = dataclasses.replace(t, extent=None, llm_wrappers=None, plain=False)
+    text = (STARTERS / "demo.yaml").read_text(encoding="utf-8")
+    c = load_contract_text(text.replace("Asia/Shanghai", zone), "demo.yaml")
+    fast, slow = evaluate(c, t), evaluate(c, general)
+    assert Metering(c, t).calls_are_view == (t.plain and wrappers == 0)
+    assert not Metering(c, general).calls_are_view
+    assert fast.to_dict() == slow.to_dict()
+    assert len(fast.results) > 5

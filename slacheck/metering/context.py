@@ -22,12 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
+from typing import Any
 
 import ibis
 import ibis.expr.types as ir
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
 
 from slacheck.contract.model import Contract, Credits, Window
 from slacheck.engine import Engine, engine_of
@@ -178,16 +180,31 @@ class Metering:
     def calls(self) -> ir.Table:
         """All model calls with derived columns (see ``derive.calls``), not yet scoped.
 
-        Computed once in the engine: the derived view is costly to compile, and every check
-        queries it several times."""
+        Where the spans are the input as read and no llm span wraps another (``Traces.plain``,
+        ``Traces.llm_wrappers``), the calls are a view of the input: each query reads only the
+        columns it needs, and the name lookups behind it are computed once. Otherwise (rows
+        filtered or joined, wrappers to unwrap, or Spark, which recomputes a view at every
+        action) they are computed once, as a table in the engine."""
         s = self.traces.spans
-        # provenance columns are long strings no check reads: leave them out of the copies.
-        # The llm spans are copied first: the derivation joins them with themselves, and each
+        wrappers = self.traces.llm_wrappers
+        # provenance columns are long strings no check reads: leave them out of the copies
+        llm = s.filter(s.kind == "llm").drop(*_PROVENANCE)
+        if self.calls_are_view:
+            return derive.calls_of(llm, wrappers, keep=self._table)
+        # the llm spans are copied first: the derivation joins them with themselves, and each
         # read of the span view scans and classifies every row of the input again
-        llm = self._table(s.filter(s.kind == "llm").drop(*_PROVENANCE))
-        calls = self._table(derive.calls_of(llm))
-        self.traces.backend.drop_table(llm.get_name(), force=True)
+        if wrappers != 0:
+            llm = self._table(llm)
+        calls = self._table(derive.calls_of(llm, wrappers))
+        if wrappers != 0:
+            self.traces.backend.drop_table(llm.get_name(), force=True)
         return calls
+
+    @property
+    def calls_are_view(self) -> bool:
+        """Whether ``calls`` is a view of the input rather than a table computed once."""
+        t = self.traces
+        return t.plain and t.llm_wrappers == 0 and t.engine is Engine.DUCKDB
 
     @cached_property
     def _kept(self) -> dict[str, ir.Table]:
@@ -215,6 +232,9 @@ class Metering:
 
     @cached_property
     def data_range(self) -> tuple[int | None, int | None]:
+        """The first start and the last end of the usable spans (from ingestion when known)."""
+        if self.traces.extent is not None:
+            return self.traces.extent
         s = self.traces.spans
         row = s.aggregate(lo=s.start_us.min(), hi=s.end_us.max()).execute().iloc[0]
         lo, hi = row["lo"], row["hi"]
@@ -237,15 +257,48 @@ class Metering:
 
     @cached_property
     def outside_effective(self) -> EffectiveSpan:
-        c = self.calls
         start, end = self.effective_us
-        sc = derive.scoped(c, self.contract)
-        after = (c.start_us >= end) if end is not None else ibis.literal(False)
-        row = c.aggregate(
-            before=(sc & (c.start_us < start)).sum(), after=(sc & after).sum()
-        ).execute()
-        r = row.iloc[0]
-        return EffectiveSpan(_count(r["before"]), _count(r["after"]))
+        before = self._starting(None, start).inside_count()
+        after = 0 if end is None else self._starting(end, None).inside_count()
+        return EffectiveSpan(before, after)
+
+    # ---- the calls by quarter hour
+
+    @cached_property
+    def _quarters(self) -> _Summary:
+        """The calls counted per UTC quarter hour (``q``), whether in the contract's scope and
+        if not why (``derive.scope_miss``), with the first and last start: a few thousand rows
+        from one scan of the calls. Every zone's offset is a whole number of quarter hours, so
+        a local midnight (every window's edge, the effective period's) is a quarter-hour edge:
+        local days, a window's coverage, the calls outside the effective period and the calls
+        whose scope cannot be decided are all read from these rows."""
+        return self._summary(self.calls, by_quarter=True)
+
+    def _summary(self, c: ir.Table, *, by_quarter: bool) -> _Summary:
+        cols = {
+            "inside": derive.scoped(c, self.contract),
+            "miss": derive.scope_miss(c, self.contract.scope, self.contract.readings.model_scope),
+        }
+        if by_quarter:
+            cols = {"q": c.start_us // _QUARTER_HOUR, **cols}
+        x = c.filter(c.start_us.notnull()).select(start_us=c.start_us, **cols)
+        g = x.group_by(list(cols)).aggregate(n=x.count(), lo=x.start_us.min(), hi=x.start_us.max())
+        return _Summary.of(g.to_pyarrow())
+
+    def _starting(self, lo: int | None, hi: int | None) -> _Summary:
+        """The summary rows of the calls starting in [lo, hi) (None: unbounded): from the
+        quarter hours when both edges are quarter-hour edges, else counted anew."""
+        if all(e is None or e % _QUARTER_HOUR == 0 for e in (lo, hi)):
+            return self._quarters.between(
+                None if lo is None else lo // _QUARTER_HOUR,
+                None if hi is None else hi // _QUARTER_HOUR,
+            )
+        c = self.calls
+        if lo is not None:
+            c = c.filter(c.start_us >= lo)
+        if hi is not None:
+            c = c.filter(c.start_us < hi)
+        return self._summary(c, by_quarter=False)
 
     # ---- windows
 
@@ -258,16 +311,10 @@ class Metering:
 
     @cached_property
     def local_days(self) -> npt.NDArray[np.int64]:
-        """The distinct local dates (days since 1970-01-01, contract zone) with in-scope calls.
-
-        Call starts are grouped into UTC quarter hours in the engine (every zone offset is a
-        whole number of quarter hours, so no quarter hour straddles a local midnight); only those
-        few buckets come back and are converted to local dates, vectorised.
-        """
-        c = self.calls
-        x = c.filter(derive.scoped(c, self.contract))
-        buckets = x.select(q=x.start_us // _QUARTER_HOUR).distinct().to_pyarrow()
-        q = np.asarray(buckets.column("q").to_numpy(zero_copy_only=False), dtype=np.int64)
+        """The distinct local dates (days since 1970-01-01, contract zone) with in-scope calls,
+        from the quarter hours holding one (no quarter hour straddles a local midnight)."""
+        qs = self._quarters
+        q = np.unique(qs.q[qs.inside])
         if q.size == 0:
             return np.empty(0, dtype=np.int64)
         stamps = pd.to_datetime(q * _QUARTER_HOUR, unit="us", utc=True).tz_convert(
@@ -294,14 +341,7 @@ class Metering:
         last_day = (from_us(w.end_us - 1, zone).date() - _EPOCH).days
         d = self.local_days
         with_calls = int(((d >= first_day) & (d <= last_day)).sum())
-        c = self.calls
-        x = c.filter(
-            derive.scoped(c, self.contract) & (c.start_us >= w.start_us) & (c.start_us < w.end_us)
-        )
-        r = x.aggregate(lo=x.start_us.min(), hi=x.start_us.max()).execute().iloc[0]
-        lo, hi = r["lo"], r["hi"]
-        first = None if lo is None or lo != lo else int(lo)
-        last = None if hi is None or hi != hi else int(hi)
+        first, last = self._starting(w.start_us, w.end_us).inside_range()
         edges = (
             first is not None
             and last is not None
@@ -342,21 +382,18 @@ class Metering:
         out: dict[str, tuple[dict[str, int], dict[str, int]]] = {}
         if not windows:
             return {}
-        bad = self.traces.set_aside_rows
-        bad = bad.filter((bad.kind == "llm").fill_null(False))
-        label = window_label_expr(bad.start_us, windows)
-        bad = bad.mutate(_w=ibis.ifelse(bad.start_us.isnull(), "", label))
-        bad = bad.filter(bad._w.notnull())
-        df = bad.group_by(["_w", "_reason"]).aggregate(n=bad.count()).execute()
-        for w, reason, n in zip(df["_w"], df["_reason"], df["n"], strict=True):
-            out.setdefault(str(w), ({}, {}))[0][str(reason)] = int(n)
-        c = self.calls
-        miss = derive.scope_miss(c, self.contract.scope, self.contract.readings.model_scope)
-        x = c.mutate(_w=window_label_expr(c.start_us, windows), _m=miss)
-        x = x.filter(x._w.notnull() & x._m.notnull() & x._m.endswith("_missing"))
-        df = x.group_by(["_w", "_m"]).aggregate(n=x.count()).execute()
-        for w, m, n in zip(df["_w"], df["_m"], df["n"], strict=True):
-            out.setdefault(str(w), ({}, {}))[1][str(m).removesuffix("_missing")] = int(n)
+        if self.traces.quality.set_aside:  # else there is nothing to look for
+            bad = self.traces.set_aside_rows
+            bad = bad.filter((bad.kind == "llm").fill_null(False))
+            label = window_label_expr(bad.start_us, windows)
+            bad = bad.mutate(_w=ibis.ifelse(bad.start_us.isnull(), "", label))
+            bad = bad.filter(bad._w.notnull())
+            df = bad.group_by(["_w", "_reason"]).aggregate(n=bad.count()).execute()
+            for w, reason, n in zip(df["_w"], df["_reason"], df["n"], strict=True):
+                out.setdefault(str(w), ({}, {}))[0][str(reason)] = int(n)
+        for w in windows:
+            for name, n in self._starting(w.start_us, w.end_us).undecided().items():
+                out.setdefault(w.label, ({}, {}))[1][name] = n
         return {w: Losses(a, b) for w, (a, b) in out.items()}
 
     @cached_property
@@ -445,6 +482,69 @@ def example_ids(
 
 def _count(value: object) -> int:
     return 0 if value is None or value != value else int(value)  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True)
+class _Summary:
+    """Calls counted by (quarter hour,) in scope, why not: ``Metering._quarters``."""
+
+    q: npt.NDArray[np.int64]
+    inside: npt.NDArray[np.bool_]
+    miss: npt.NDArray[np.object_]
+    n: npt.NDArray[np.int64]
+    lo: npt.NDArray[np.int64]
+    hi: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, t: pa.Table) -> _Summary:
+        def col(name: str, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+            if name not in t.column_names:
+                return np.zeros(t.num_rows, dtype=dtype)
+            return np.asarray(t.column(name).to_numpy(zero_copy_only=False), dtype=dtype)
+
+        inside = t.column("inside").fill_null(False)
+        return cls(
+            q=col("q", np.int64),
+            inside=np.asarray(inside.to_numpy(zero_copy_only=False), dtype=np.bool_),
+            miss=np.asarray(t.column("miss").to_pylist(), dtype=object),
+            n=col("n", np.int64),
+            lo=col("lo", np.int64),
+            hi=col("hi", np.int64),
+        )
+
+    def between(self, lo: int | None, hi: int | None) -> _Summary:
+        """The rows of quarter hours in [lo, hi) (None: unbounded)."""
+        keep = np.ones(self.q.size, dtype=np.bool_)
+        if lo is not None:
+            keep &= self.q >= lo
+        if hi is not None:
+            keep &= self.q < hi
+        return _Summary(
+            self.q[keep],
+            self.inside[keep],
+            self.miss[keep],
+            self.n[keep],
+            self.lo[keep],
+            self.hi[keep],
+        )
+
+    def inside_count(self) -> int:
+        return int(self.n[self.inside].sum())
+
+    def inside_range(self) -> tuple[int | None, int | None]:
+        """The first and last start of the in-scope calls (None, None when there are none)."""
+        if not self.inside.any():
+            return None, None
+        return int(self.lo[self.inside].min()), int(self.hi[self.inside].max())
+
+    def undecided(self) -> dict[str, int]:
+        """Calls per scope field they lack (``provider_missing`` → ``provider``)."""
+        out: dict[str, int] = {}
+        for miss, n in zip(self.miss, self.n, strict=True):
+            if isinstance(miss, str) and miss.endswith("_missing"):
+                name = miss.removesuffix("_missing")
+                out[name] = out.get(name, 0) + int(n)
+        return out
 
 
 #: What a check is handed: the metering model.

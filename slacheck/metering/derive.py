@@ -30,6 +30,7 @@ Derivations (each records where its value came from, so a report can say "derive
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -154,15 +155,19 @@ _INHERITED = (
 )
 
 
-def model_calls(spans: ir.Table) -> ir.Table:
+def model_calls(spans: ir.Table, wrappers: int | None = None) -> ir.Table:
     """The model calls: ``llm`` spans, each call once.
 
     A framework often wraps the client's call in a model-call span of its own (agno's
     OpenInference ``OpenAIChat.invoke`` around the OTel ``chat`` span): the innermost span is
     the call, closest to the vendor; the wrapper is dropped, and what the call does not record
-    (provider, tokens, …) is taken from it.
+    (provider, tokens, …) is taken from it. ``wrappers``: how many llm spans wrap another, when
+    ingestion counted them (``Traces.llm_wrappers``); with none, every llm span is a call as it
+    is, and the joins that look for wrappers are left out.
     """
     llm = spans.filter(spans.kind == "llm")
+    if wrappers == 0:
+        return llm
     kids = (
         llm.filter(llm.parent_span_id.notnull())
         .select(k_task=llm.task_id, k_parent=llm.parent_span_id)
@@ -204,22 +209,32 @@ def _lookup(values: ir.StringColumn, **derived: Any) -> ir.Table:
 
 def calls(traces: Traces) -> ir.Table:
     """Every model call (see ``model_calls``) with derived columns and their sources."""
-    return calls_of(traces.spans)
+    return calls_of(traces.spans, traces.llm_wrappers)
 
 
-def calls_of(spans: ir.Table) -> ir.Table:
+def calls_of(
+    spans: ir.Table,
+    wrappers: int | None = None,
+    keep: Callable[[ir.Table], ir.Table] | None = None,
+) -> ir.Table:
     """``calls`` from a span table: the usable spans, or only their ``llm`` rows (which is all
-    this reads; ``Metering.calls`` hands it them materialised, so the span scan, which
-    classifies every row, runs once rather than once per self-join)."""
+    this reads). ``wrappers``: see ``model_calls``. ``keep`` computes a small derived table
+    once (the name lookups), for a caller that queries the result as a view many times."""
     llm = spans.filter(spans.kind == "llm")
-    c = model_calls(llm)
+    c = model_calls(llm, wrappers)
     # the lookups are keyed on every llm span's names, a superset of the calls' (a call takes
-    # missing names from its wrapper, itself an llm span): no second pass over the calls
+    # missing names from its wrapper, itself an llm span): no second pass over the calls. The
+    # distinct names come from one scan of the spans
+    seen = llm.select("request_model", "response_model", "provider").distinct()
+    if keep is not None:
+        seen = keep(seen)
     names = ibis.union(
-        llm.select(n=llm.request_model), llm.select(n=llm.response_model), distinct=False
+        seen.select(n=seen.request_model), seen.select(n=seen.response_model), distinct=False
     )
     by_name = _lookup(names.n, base=model_base_expr, loc=region_from_model_expr)
-    by_provider = _lookup(llm.provider, key=provider_key_expr)
+    by_provider = _lookup(seen.provider, key=provider_key_expr)
+    if keep is not None:
+        by_name, by_provider = keep(by_name), keep(by_provider)
     req = by_name.select(_rq=by_name._key, _rq_base=by_name.base, _rq_loc=by_name.loc)
     resp = by_name.select(_rs=by_name._key, _rs_base=by_name.base, _rs_loc=by_name.loc)
     prov = by_provider.select(_pv=by_provider._key, provider_key=by_provider.key)

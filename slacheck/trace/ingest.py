@@ -90,6 +90,15 @@ class Traces:
     set_aside_rows: ir.Table = field(repr=False)
     #: the engine session holding the tables behind ``spans``; whoever made it closes it
     session: EngineSession | None = field(default=None, repr=False, compare=False)
+    #: Facts ingestion learns in the passes it makes anyway, so no consumer scans for them again.
+    #: The first start and last end of the usable spans (None, None when there are none).
+    extent: tuple[int | None, int | None] | None = field(default=None, compare=False)
+    #: llm spans another llm span lies under (a framework's span around the client's call: see
+    #: ``metering.derive.model_calls``); None: not counted, so the calls must be looked for
+    llm_wrappers: int | None = field(default=None, compare=False)
+    #: ``spans`` is the input as read, no row filtered or joined (nothing was set aside, no
+    #: duplicate, no orphan): a query of it costs one scan of the columns it reads
+    plain: bool = field(default=False, compare=False)
 
     @property
     def engine(self) -> Engine:
@@ -502,7 +511,8 @@ def _quality(
     if materialise:
         raw = session.materialise(raw)
     t = raw.mutate(_reason=reason_expr(raw))
-    flags = _flags(session, t.filter(t._reason.isnull()))
+    found = _flags(session, t.filter(t._reason.isnull()))
+    flags = found.table
     if flags is None:  # the common case: no duplicate, no orphan, so no join at all
         t = t.mutate(orphan=ibis.literal(False))
     else:
@@ -521,12 +531,16 @@ def _quality(
     # Rows read are counted on the input itself, the rest in one pass over the classified rows:
     # a join that duplicated or lost rows would break the accounting check below.
     rows_read = int(raw.count().execute())
-    groups = t.group_by(reason=t._reason).aggregate(n=t.count(), orphans=t.orphan.sum())
+    groups = t.group_by(reason=t._reason).aggregate(
+        n=t.count(), orphans=t.orphan.sum(), lo=t.start_us.min(), hi=t.end_us.max()
+    )
     set_aside: dict[str, int] = {}
     rows_used = orphans = 0
-    for r, n, o in _rows(groups):
+    extent: tuple[int | None, int | None] = (None, None)
+    for r, n, o, lo, hi in _rows(groups):
         if r is None:  # null reason: the rows used
             rows_used, orphans = int(n), int(o or 0)
+            extent = (None if lo is None else int(lo), None if hi is None else int(hi))
         else:
             set_aside[str(r)] = int(n)
     examples: dict[str, list[str]] = {}
@@ -551,6 +565,13 @@ def _quality(
     )
     if quality.rows_read != quality.rows_used + quality.rows_set_aside:
         raise AssertionError(f"row accounting broken: {quality}")  # a bug, never bad input
+    plain = flags is None and not set_aside
+    if plain:
+        # every row is usable: the classification is known to pass each, so later queries
+        # read the input as it is (and only the columns they need) instead of classifying
+        # every row again; the rows set aside are none, without a scan to find that out
+        spans = raw.mutate(orphan=ibis.literal(False))
+        bad = t.filter(ibis.literal(False)).drop("orphan")
     return Traces(
         spans=spans,
         backend=session.backend,
@@ -558,6 +579,9 @@ def _quality(
         quality=quality,
         set_aside_rows=bad,
         session=session,
+        extent=extent,
+        llm_wrappers=found.wrappers,
+        plain=plain,
     )
 
 
@@ -567,9 +591,20 @@ def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
     return list(zip(*(c.to_pylist() for c in table.columns), strict=True))
 
 
-def _flags(session: EngineSession, clean: ir.Table) -> ir.Table | None:
+@dataclass(frozen=True)
+class _Found:
+    """What the pass over the ids finds: the duplicate and orphan rows (a small table; None
+    when there are none) and how many llm spans wrap another llm span."""
+
+    table: ir.Table | None
+    wrappers: int
+
+
+def _flags(session: EngineSession, clean: ir.Table) -> _Found:
     """The few rows that are duplicates (not the first of their id) or orphans, as a small
-    table; None when there are none.
+    table; None when there are none. The same pass counts the llm spans that are the parent
+    of an llm span (wrappers, see ``metering.derive.model_calls``): when there are none, the
+    calls need no join to find them.
 
     One pass over the usable rows finds both: every span contributes its own key (task, span)
     and, when it has a parent, a reference (task, parent); grouped by key, a key held by more
@@ -583,16 +618,28 @@ def _flags(session: EngineSession, clean: ir.Table) -> ir.Table | None:
     keyed = clean.mutate(
         _k=key(clean.task_id, clean.span_id), _p=key(clean.task_id, clean.parent_span_id)
     )
-    own = keyed.select(k=keyed._k, own=ibis.literal(1, "int64"))
-    child = keyed.filter(keyed.parent_span_id.notnull())
-    ref = child.select(k=child._p, own=ibis.literal(0, "int64"))
-    keys = ibis.union(own, ref, distinct=False)
-    held = keys.group_by("k").aggregate(n=keys.own.sum())
-    suspects = session.materialise(held.filter(held.n != 1))
-    counts = suspects.aggregate(
-        d=(suspects.n > 1).cast("int64").sum(), m=(suspects.n == 0).cast("int64").sum()
+    llm = (keyed.kind == "llm").fill_null(False).cast("int64")
+    own = keyed.select(
+        k=keyed._k, own=ibis.literal(1, "int64"), llm_own=llm, llm_ref=ibis.literal(0, "int64")
     )
-    n_dup, n_missing = (int(v or 0) for v in _rows(counts)[0])
+    child = keyed.filter(keyed.parent_span_id.notnull())
+    ref = child.select(
+        k=child._p,
+        own=ibis.literal(0, "int64"),
+        llm_own=ibis.literal(0, "int64"),
+        llm_ref=(child.kind == "llm").fill_null(False).cast("int64"),
+    )
+    keys = ibis.union(own, ref, distinct=False)
+    held = keys.group_by("k").aggregate(
+        n=keys.own.sum(), wraps=keys.llm_own.max() * keys.llm_ref.max()
+    )
+    suspects = session.materialise(held.filter((held.n != 1) | (held.wraps > 0)))
+    counts = suspects.aggregate(
+        d=(suspects.n > 1).cast("int64").sum(),
+        m=(suspects.n == 0).cast("int64").sum(),
+        w=(suspects.wraps > 0).cast("int64").sum(),
+    )
+    n_dup, n_missing, wrappers = (int(v or 0) for v in _rows(counts)[0])
     parts: list[ir.Table] = []
     if n_dup:
         cand = suspects.filter(suspects.n > 1)
@@ -625,14 +672,14 @@ def _flags(session: EngineSession, clean: ir.Table) -> ir.Table | None:
         )
     if not parts:
         session.drop(suspects)
-        return None
+        return _Found(None, wrappers)
     union = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     small = union.group_by(["f_file", "f_ref"]).aggregate(
         f_dup=union.f_dup.any(), f_orphan=union.f_orphan.any()
     )
     flags = session.materialise(small)
     session.drop(suspects)
-    return flags
+    return _Found(flags, wrappers)
 
 
 def _id_key(engine: Engine) -> Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue]:
