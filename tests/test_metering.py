@@ -556,6 +556,57 @@ def test_order_stats_are_the_sorted_values_at_the_ranks(data: st.DataObject) -> 
     assert order_stats(t, "w", "x", wanted) == _sorted_truth(cols, wanted)
 
 
+_PERCENTILES = st.sampled_from([1.0, 50.0, 90.0, 95.0, 99.0, 99.9, 100.0, 33.333])
+
+
+def _nearest_truth(cols: dict[str, list[Any]], percentile: float) -> dict[str, float]:
+    """The nearest-rank percentile by sorting, k = ceil(p·n/100) counted in exact decimals."""
+    from decimal import ROUND_CEILING, Decimal
+
+    out: dict[str, float] = {}
+    for w in sorted(set(cols["w"])):
+        xs = sorted(
+            v for label, v in zip(cols["w"], cols["x"], strict=True) if label == w and v is not None
+        )
+        if xs:
+            k = int((Decimal(repr(percentile)) * len(xs) / 100).to_integral_value(ROUND_CEILING))
+            out[w] = xs[max(k, 1) - 1]
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), percentile=_PERCENTILES)
+def test_a_windows_nearest_rank_is_the_sorted_value_at_k(
+    data: st.DataObject, percentile: float
+) -> None:
+    import ibis
+
+    from slacheck.metering.rank import nearest_rank_by_window
+
+    cols, _ = _order_stats_case(data)
+    t = ibis.memtable(pa.table({"w": cols["w"], "x": pa.array(cols["x"], pa.float64())}))
+    assert nearest_rank_by_window(t, "w", "x", percentile) == _nearest_truth(cols, percentile)
+
+
+@pytest.mark.spark
+def test_a_windows_nearest_rank_on_spark_is_the_sorted_value(spark_backend: Any) -> None:
+    import random
+
+    from slacheck.metering.rank import nearest_rank_by_window
+
+    rng = random.Random(11)
+    w = [rng.choice("abc") for _ in range(400)]
+    x = [rng.choice([None, 1e17, float(rng.randint(0, 9)), rng.uniform(-5, 300)]) for _ in w]
+    cols = {"w": w, "x": x}
+    t = spark_backend.create_table(
+        "slacheck_nearest_rank_probe",
+        pa.table({"w": w, "x": pa.array(x, pa.float64())}).to_pandas(),
+        overwrite=True,
+    )
+    for percentile in (50.0, 95.0, 99.9):
+        assert nearest_rank_by_window(t, "w", "x", percentile) == _nearest_truth(cols, percentile)
+
+
 @pytest.mark.spark
 def test_order_stats_on_spark_are_the_sorted_values(spark_backend: Any) -> None:
     import random

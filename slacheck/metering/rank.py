@@ -40,11 +40,7 @@ def order_stats(
     want = {w: ranks for w, ranks in want.items() if ranks}
     if not want:
         return {}
-    v = t.filter(t[column].notnull() & t[window].isin(sorted(want)))
-    bucket = ibis.greatest(ibis.least(v[column], _BUCKET_CLIP), -_BUCKET_CLIP).floor()
-    v = v.select(_win=v[window], _val=v[column], _b=bucket)
-    b = v.group_by(["_win", "_b"]).aggregate(_n=v.count())
-    b = b.mutate(_hi=b._n.sum().over(ibis.cumulative_window(group_by=b._win, order_by=b._b)))
+    v, b = _buckets(t.filter(t[window].isin(sorted(want))), window, column)
     hit = _any(
         (b._win == w) & (b._hi - b._n < k) & (b._hi >= k)
         for w, ranks in want.items()
@@ -52,6 +48,47 @@ def order_stats(
     )
     # (window, bucket) → values below the bucket: a few rows
     below = {(str(w), int(k)): int(hi - n) for w, k, n, hi in _rows(b.filter(hit))}
+    return _pick(v, below, want)
+
+
+def nearest_rank_by_window(
+    t: ir.Table, window: str, column: str, percentile: float
+) -> dict[str, float]:
+    """The nearest-rank ``percentile`` of ``column`` (nulls left out) in each window, in two
+    passes: the values counted per bucket, each window's count and k = ⌈p·n/100⌉ computed
+    beside them in the engine (in integers: exact, as ``nearest_rank``), then only the bucket
+    holding the k-th value ranked (see ``order_stats``)."""
+    p = Fraction(repr(float(percentile)))
+    num, den = p.numerator, p.denominator * 100
+    v, b = _buckets(t, window, column)
+    n = b._n.sum().over(ibis.window(group_by=b._win))
+    b = b.mutate(_k=ibis.greatest((n * num + (den - 1)) // den, 1))
+    hits = b.filter((b._hi - b._n < b._k) & (b._hi >= b._k))
+    below: dict[tuple[str, int], int] = {}
+    want: dict[str, list[int]] = {}
+    for w, k, cnt, hi, rank in _rows(hits.select("_win", "_b", "_n", "_hi", "_k")):
+        below[(str(w), int(k))] = int(hi - cnt)
+        want[str(w)] = [int(rank)]
+    stats = _pick(v, below, want)
+    return {w: stats[w][ranks[0]] for w, ranks in want.items() if ranks[0] in stats.get(w, {})}
+
+
+def _buckets(t: ir.Table, window: str, column: str) -> tuple[ir.Table, ir.Table]:
+    """The non-null values (``_win``, ``_val``, bucket ``_b``) and their counts per window and
+    bucket (``_n``) with the running total up to each bucket (``_hi``)."""
+    v = t.filter(t[column].notnull())
+    bucket = ibis.greatest(ibis.least(v[column], _BUCKET_CLIP), -_BUCKET_CLIP).floor()
+    v = v.select(_win=v[window], _val=v[column], _b=bucket)
+    b = v.group_by(["_win", "_b"]).aggregate(_n=v.count())
+    b = b.mutate(_hi=b._n.sum().over(ibis.cumulative_window(group_by=b._win, order_by=b._b)))
+    return v, b
+
+
+def _pick(
+    v: ir.Table, below: Mapping[tuple[str, int], int], want: Mapping[str, Iterable[int]]
+) -> dict[str, dict[int, float]]:
+    """The values at the wanted ranks, ranking only the buckets in ``below`` (bucket → values
+    below it)."""
     if not below:
         return {}
     inside = v.filter(_any((v._win == w) & (v._b == k) for w, k in below))

@@ -11,7 +11,7 @@ import ibis.expr.types as ir
 
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
-from slacheck.metering.rank import nearest_rank, order_stats
+from slacheck.metering.rank import nearest_rank_by_window
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -46,16 +46,9 @@ def percentile_by_window(
     t: ir.Table, column: str, percentile: float, where: ir.BooleanValue | None = None
 ) -> dict[str, float]:
     """The nearest-rank percentile (``rank.nearest_rank``) of a column's non-null values where
-    ``where`` holds, per window: the values are counted first, then only the k-th comes back."""
-    cond = t[column].notnull() if where is None else t[column].notnull() & where
-    v = t.filter(cond)
-    counts = v.group_by("window").aggregate(_n=v.count()).execute()
-    ks = {
-        str(w): nearest_rank(int(n), percentile)
-        for w, n in zip(counts["window"], counts["_n"], strict=True)
-    }
-    stats = order_stats(v, "window", column, {w: (k,) for w, k in ks.items()})
-    return {w: stats[w][k] for w, k in ks.items() if k in stats.get(w, {})}
+    ``where`` holds, per window: two passes, and only the k-th value comes back."""
+    v = t if where is None else t.filter(where)
+    return nearest_rank_by_window(v, "window", column, percentile)
 
 
 def examples_by_window(
