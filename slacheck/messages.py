@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Self, TypeAlias
 
-from babel.messages.catalog import Catalog
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
+
+if TYPE_CHECKING:  # the catalogue reader is loaded by the first non-English message only
+    from babel.messages.catalog import Catalog
 
 __all__ = [
     "LANGUAGES",
@@ -175,6 +175,8 @@ def _po(lang: str) -> Catalog:
     """``lang``'s ``.po`` file, parsed once: message codes and template prose both read it."""
     path = resources.files("slacheck").joinpath(f"locale/{LOCALES[lang]}/LC_MESSAGES/{_DOMAIN}.po")
     with path.open("rb") as fh:
+        from babel.messages.pofile import read_po
+
         return read_po(fh, locale=LOCALES[lang], domain=_DOMAIN)
 
 
@@ -207,6 +209,8 @@ def translations(lang: str) -> gettext.NullTranslations:
         return gettext.NullTranslations()
     catalog = _po(lang)
     buf = io.BytesIO()
+    from babel.messages.mofile import write_mo
+
     write_mo(buf, catalog, use_fuzzy=False)  # a fuzzy entry is no translation: English shows
     buf.seek(0)
     return gettext.GNUTranslations(buf)
