@@ -192,12 +192,15 @@ def _internal_error(command: str, exc: BaseException, kwargs: dict[str, Any]) ->
     raise typer.Exit(EXIT_INTERNAL)
 
 
-def _inputs(*paths: Path | list[Path] | None) -> list[Path]:
-    """The input files among a command's arguments, for refusing to write over one."""
+def _inputs(*paths: Path | list[Path] | list[str] | None) -> list[Path]:
+    """The input files among a command's arguments, for refusing to write over one (a URL is
+    not a file here)."""
+    from slacheck.trace.remote import is_url
+
     found: list[Path] = []
     for p in paths:
         if isinstance(p, list):
-            found.extend(p)
+            found.extend(Path(x) for x in p if not is_url(x))
         elif p is not None:
             found.append(p)
     return found
@@ -384,7 +387,13 @@ def export_openslo(
 traces_app = typer.Typer(help="Read and inspect trace files.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
 
-TraceFiles = Annotated[list[Path], typer.Argument(help="Trace files (format detected).")]
+TraceFiles = Annotated[
+    list[str],
+    typer.Argument(
+        help="Trace files, folders or glob patterns (format detected); with --engine spark also "
+        "URLs Spark reads (s3a://…, hdfs://…) of canonical Parquet or OTLP JSON lines."
+    ),
+]
 FormatOpt = Annotated[
     str | None,
     typer.Option(
@@ -412,7 +421,7 @@ VerboseOpt = Annotated[
 
 
 def _ingest(
-    paths: list[Path],
+    paths: list[str],
     trace_format: str | None,
     mapping: Path | None,
     engine: str,
@@ -574,7 +583,7 @@ def generate(
 
 FormatOpt3 = Annotated[ReportFormat, typer.Option("--format", help="table, json or md.")]
 ContractArg = Annotated[Path, typer.Argument(help="Contract YAML file.")]
-TracesArg = Annotated[list[Path], typer.Argument(help="Trace files (format detected).")]
+TracesArg = TraceFiles
 MetricsOpt = Annotated[
     list[Path] | None,
     typer.Option(
@@ -785,7 +794,7 @@ def accept(
     contract: ContractArg,
     output: OutOpt,
     traces: Annotated[
-        list[Path] | None, typer.Argument(help="Optional trace files for the field check.")
+        list[str] | None, typer.Argument(help="Optional trace files for the field check.")
     ] = None,
     lang: LangOpt = Lang.en,
     fmt: DocFormatOpt = None,

@@ -125,10 +125,7 @@ def read_otlp_lines(session: EngineSession, paths: Sequence[Path]) -> EngineRead
         stats, slices = _duckdb_check(session, names)
     else:
         lines = _spark_lines(session, names)
-        per_file = lines.group_by("source_file").aggregate(
-            n=lines.count(), bad=(~lines.ok).cast("int64").sum()
-        )
-        stats = {str(f): (int(n), int(b or 0)) for f, n, b in _rows(per_file)}
+        stats = _line_stats(lines)
     good = [n for n in names if n in stats and stats[n][1] == 0]
     to_python = tuple(Path(n) for n in names if n not in good)
     if not good:
@@ -136,15 +133,49 @@ def read_otlp_lines(session: EngineSession, paths: Sequence[Path]) -> EngineRead
     if session.engine is Engine.DUCKDB:
         rows_only = _duckdb_parse(session, [s for s in slices if s[0] in good])
     else:
-        src = lines.filter(lines.source_file.isin(good))
-        rows_only = session.materialise(canonical(_spans(src), session.engine, session.view))
-    # the rows first, then the task rule over them: a self-join on the parse itself would
-    # reference it twice (and DuckDB would hold all of it in memory)
+        rows_only = _spark_parse(session, lines, good)
+    return EngineRead(*_with_tasks_once(session, rows_only, good), to_python)
+
+
+def read_otlp_urls(
+    session: EngineSession, urls: Sequence[str]
+) -> tuple[ir.Table | None, dict[str, int], dict[str, int]]:
+    """OTLP JSON lines at ``urls`` (files, folders, glob patterns) read by Spark: the canonical
+    spans of the files whose every line is an export request, the spans per file, and the files
+    with lines that are not (how many), which a URL cannot hand to the Python reader."""
+    lines = _spark_lines(session, list(urls))
+    stats = _line_stats(lines)
+    bad = {f: b for f, (_, b) in stats.items() if b}
+    good = sorted(f for f in stats if f not in bad)
+    if not good:
+        return None, {}, bad
+    spans, rows = _with_tasks_once(session, _spark_parse(session, lines, good), good)
+    return spans, rows, bad
+
+
+def _line_stats(lines: ir.Table) -> dict[str, tuple[int, int]]:
+    """Per file (Spark's lines): lines, and lines that are not export requests."""
+    per_file = lines.group_by("source_file").aggregate(
+        n=lines.count(), bad=(~lines.ok).cast("int64").sum()
+    )
+    return {str(f): (int(n), int(b or 0)) for f, n, b in _rows(per_file)}
+
+
+def _spark_parse(session: EngineSession, lines: ir.Table, good: list[str]) -> ir.Table:
+    src = lines.filter(lines.source_file.isin(good))
+    return session.materialise(canonical(_spans(src), session.engine, session.view))
+
+
+def _with_tasks_once(
+    session: EngineSession, rows_only: ir.Table, good: list[str]
+) -> tuple[ir.Table, dict[str, int]]:
+    """The parsed rows with the task rule applied, and the spans per file. The rows first,
+    then the task rule over them: a self-join on the parse itself would reference it twice
+    (and DuckDB would hold all of it in memory)."""
     spans = session.materialise(_with_tasks(rows_only))
     session.drop(rows_only)
     counts = spans.group_by("source_file").aggregate(n=spans.count())
-    rows = dict.fromkeys(good, 0) | {str(f): int(n) for f, n in _rows(counts)}
-    return EngineRead(spans, rows, to_python)
+    return spans, dict.fromkeys(good, 0) | {str(f): int(n) for f, n in _rows(counts)}
 
 
 def _rows(t: ir.Table) -> list[tuple[Any, ...]]:
@@ -254,15 +285,19 @@ def _spark_lines(session: EngineSession, names: list[str]) -> ir.Table:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    from slacheck.trace.remote import is_url
+
     con = session.backend
     spark = con._session
-    uris = {Path(n).resolve().as_uri(): n for n in names}
+    # a local file is named as it was given; a URL's files by the paths Spark lists
+    uris = {Path(n).resolve().as_uri(): n for n in names if not is_url(n)}
     mapping = spark.createDataFrame(
         [(u, n) for u, n in uris.items()]
         + [(u.replace("file:///", "file:/", 1), n) for u, n in uris.items()],
-        "uri string, source_file string",
+        "uri string, mapped string",
     )
-    raw = spark.read.text([str(Path(n).resolve()) for n in names]).select(
+    read = [n if is_url(n) else str(Path(n).resolve()) for n in names]
+    raw = spark.read.text(read).select(
         F.col("_metadata.file_path").alias("uri"),
         F.col("_metadata.file_block_start").alias("block"),
         F.monotonically_increasing_id().alias("id"),
@@ -282,8 +317,8 @@ def _spark_lines(session: EngineSession, names: list[str]) -> ir.Table:
         & (F.trim(head).startswith("[") | F.col("text").rlike(r"^\s*\{\s*\}\s*$"))
         & doc.isNotNull()
     )
-    df = numbered.join(F.broadcast(mapping), "uri").select(
-        "source_file",
+    df = numbered.join(F.broadcast(mapping), "uri", "left").select(
+        F.coalesce(F.col("mapped"), F.col("uri")).alias("source_file"),
         (F.col("offset") + F.col("id") - F.col("first") + 1).cast("bigint").alias("line"),
         F.coalesce(ok, F.lit(False)).alias("ok"),
         doc.alias("doc"),

@@ -201,10 +201,12 @@ def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
                 for field, col in missing
             ]
         )
-    return _project(src, mapping, str(path))
+    return project(src, mapping, str(path))
 
 
-def _project(src: ir.Table, mapping: Mapping, source_file: str) -> ir.Table:
+def project(src: ir.Table, mapping: Mapping, source_file: str | ir.StringValue) -> ir.Table:
+    """The canonical columns of ``src`` read through ``mapping``; ``source_file``: the file's
+    name, or a column naming each row's file (a folder Spark read as one table)."""
     defects: list[ir.StringValue] = []
     exprs: dict[str, ir.Value] = {}
     for col in COLUMNS:
@@ -236,7 +238,9 @@ def _project(src: ir.Table, mapping: Mapping, source_file: str) -> ir.Table:
         # as the JSON readers do: a root span of no model/tool kind is the agent task
         root = exprs["parent_span_id"].isnull() & (exprs["kind"] == "other")
         exprs["kind"] = ibis.ifelse(root, ibis.literal("task"), exprs["kind"])
-    exprs["source_file"] = ibis.literal(source_file)
+    exprs["source_file"] = (
+        ibis.literal(source_file) if isinstance(source_file, str) else source_file
+    )
     if mapping.spec("source_ref") is None:
         row = src.file_row_number if "file_row_number" in src.columns else ibis.row_number()
         exprs["source_ref"] = ibis.literal("row ") + (row + 1).cast("string")
