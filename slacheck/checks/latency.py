@@ -378,7 +378,9 @@ def check_term(
     chosen = {w.label: choose_point(units, counts.get(w.label, Counts())) for w in windows}
     t = t.filter(t._ex.isnull())  # excluded units are counted above and nowhere else
     t = t.mutate(
-        _v=_by_window(t, {label: p.column for label, (p, _) in chosen.items() if p is not None})
+        _v=_by_window(
+            t, {label: p.column for label, (p, _) in chosen.items() if p is not None}, windows
+        )
     )
     t = t.mutate(_worst=t._v if direction is Direction.AT_MOST else -t._v)
     if isinstance(term.objective, OccurrenceObjective):
@@ -595,9 +597,14 @@ def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, 
     return None, ()
 
 
-def _by_window(t: ir.Table, columns: Mapping[str, str]) -> ir.FloatingValue:
+def _by_window(
+    t: ir.Table, columns: Mapping[str, str], windows: list[CalendarWindow]
+) -> ir.FloatingValue:
+    """Each window's chosen column (null in a window measured at no point)."""
     if not columns:
         return _NULL_FLOAT
+    if set(columns) == {w.label for w in windows} and len(set(columns.values())) == 1:
+        return t[next(iter(columns.values()))]  # the same column everywhere: no case per row
     return ibis.cases(
         *[(t._w == label, t[col]) for label, col in columns.items()], else_=_NULL_FLOAT
     )

@@ -207,6 +207,37 @@ def _lookup(values: ir.StringColumn, **derived: Any) -> ir.Table:
     return k.mutate(**{name: fn(k._key) for name, fn in derived.items()})
 
 
+#: at most this many distinct names, of at most this many characters in all, go into a query as
+#: constants (``_inline``); more are joined
+INLINE_NAMES = 256
+INLINE_CHARS = 64 * 1024
+
+_Maps = tuple[dict[str, str], ...]
+
+
+def _inline(by_name: ir.Table, by_provider: ir.Table) -> tuple[_Maps, _Maps] | None:
+    """The lookups as Python mappings (key → value, nulls left out), when they are small."""
+    names = by_name.to_pyarrow().to_pylist()
+    providers = by_provider.to_pyarrow().to_pylist()
+    rows = names + providers
+    if len(rows) > INLINE_NAMES or sum(len(str(v)) for r in rows for v in r.values()) > (
+        INLINE_CHARS
+    ):
+        return None
+
+    def mapping(rows: list[dict[str, Any]], column: str) -> dict[str, str]:
+        return {r["_key"]: r[column] for r in rows if r[column] is not None}
+
+    return (mapping(names, "base"), mapping(names, "loc")), (mapping(providers, "key"),)
+
+
+def _mapped(value: ir.StringValue, mapping: dict[str, str]) -> ir.StringValue:
+    none = ibis.null().cast("string")
+    if not mapping:
+        return none
+    return value.substitute(mapping, else_=none)
+
+
 def calls(traces: Traces) -> ir.Table:
     """Every model call (see ``model_calls``) with derived columns and their sources."""
     return calls_of(traces.spans, traces.llm_wrappers)
@@ -233,14 +264,31 @@ def calls_of(
     )
     by_name = _lookup(names.n, base=model_base_expr, loc=region_from_model_expr)
     by_provider = _lookup(seen.provider, key=provider_key_expr)
+    inline = None
     if keep is not None:
-        by_name, by_provider = keep(by_name), keep(by_provider)
-    req = by_name.select(_rq=by_name._key, _rq_base=by_name.base, _rq_loc=by_name.loc)
-    resp = by_name.select(_rs=by_name._key, _rs_base=by_name.base, _rs_loc=by_name.loc)
-    prov = by_provider.select(_pv=by_provider._key, provider_key=by_provider.key)
-    c = c.left_join(req, c.request_model == req._rq)
-    c = c.left_join(resp, c.response_model == resp._rs)
-    c = c.left_join(prov, c.provider == prov._pv).drop("_rq", "_rs", "_pv")
+        # the lookups are read from the kept distinct names (a few rows): kept themselves only
+        # when there are too many to put into the queries
+        inline = _inline(by_name, by_provider)
+        if inline is None:
+            by_name, by_provider = keep(by_name), keep(by_provider)
+    if inline is not None:
+        # the names as constants in the query: a query that reads no name reads none, where a
+        # join would read and match every call's names in every query of the view
+        (base, loc), (pkey,) = inline
+        c = c.mutate(
+            _rq_base=_mapped(c.request_model, base),
+            _rq_loc=_mapped(c.request_model, loc),
+            _rs_base=_mapped(c.response_model, base),
+            _rs_loc=_mapped(c.response_model, loc),
+            provider_key=_mapped(c.provider, pkey),
+        )
+    else:
+        req = by_name.select(_rq=by_name._key, _rq_base=by_name.base, _rq_loc=by_name.loc)
+        resp = by_name.select(_rs=by_name._key, _rs_base=by_name.base, _rs_loc=by_name.loc)
+        prov = by_provider.select(_pv=by_provider._key, provider_key=by_provider.key)
+        c = c.left_join(req, c.request_model == req._rq)
+        c = c.left_join(resp, c.response_model == resp._rs)
+        c = c.left_join(prov, c.provider == prov._pv).drop("_rq", "_rs", "_pv")
     path_region = ibis.coalesce(c._rq_loc, c._rs_loc)
     queue = c.queue_ms.fill_null(0.0)
     net_derived = c.duration_ms - c.server_ms - queue
@@ -364,8 +412,10 @@ def in_scope(
     c: ir.Table, scope: Scope, model_scope: ModelScope = ModelScope.REQUESTED
 ) -> ir.BooleanValue:
     """Whether a call (from ``calls``) is covered by ``scope`` (see ``scope_miss``)."""
-    # `& span_id.notnull()`: a column, never a bare literal, so `.sum()` works on any scope
-    return scope_miss(c, scope, model_scope).isnull() & c.span_id.notnull()
+    # `& start_us.notnull()` (true of every usable span): a column, never a bare literal, so
+    # `.sum()` works on any scope; the start, which nearly every query reads anyway, not a long
+    # id column a query would read for this alone
+    return scope_miss(c, scope, model_scope).isnull() & c.start_us.notnull()
 
 
 def scoped(c: ir.Table, contract: Contract, term: LatencyTerm | None = None) -> ir.BooleanValue:
