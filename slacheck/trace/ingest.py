@@ -19,6 +19,7 @@ from ibis.backends import BaseBackend
 from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem
+from slacheck.trace.remote import is_url, read_urls
 from slacheck.trace.schema import PLAUSIBLE_US, WITHIN_SPAN_MS, WITHIN_SPAN_SLACK_MS, SetAside
 from slacheck.trace.tabular import (
     Mapping,
@@ -163,7 +164,8 @@ def ingest(
     """Read every file into one canonical table in ``session`` (or on ``backend``, or in a new
     session for ``engine`` configured from the environment).
 
-    ``fmt`` overrides detection for all files; ``mapping`` is required for generic tables;
+    ``paths``: files, folders, glob patterns and, on Spark, URLs (``trace.remote``). ``fmt``
+    overrides detection for all files; ``mapping`` is required for generic tables;
     ``database``: a DuckDB file to hold the table when it outgrows memory.
     """
     if not paths:
@@ -177,8 +179,6 @@ def ingest(
             else EngineSession(EngineConfig.from_env(engine, database=database))
         )
     con = session.backend
-    from slacheck.trace.remote import is_url
-
     urls = [str(p) for p in paths if is_url(p)]
     paths = trace_files([p for p in paths if not is_url(p)])
     parts: list[ir.Table] = []
@@ -240,8 +240,6 @@ def ingest(
         if engine_part is not None:
             parts.append(engine_part)
     if urls:
-        from slacheck.trace.remote import read_urls
-
         try:
             url_parts, url_sources = read_urls(session, urls, fmt)
             parts.extend(url_parts)
