@@ -628,23 +628,29 @@ def _flags(session: EngineSession, clean: ir.Table) -> _Found:
     keyed = clean.mutate(
         _k=key(clean.task_id, clean.span_id), _p=key(clean.task_id, clean.parent_span_id)
     )
-    # one small integer per key reference: 1 a span holds the key (3: an llm span), 0 a span
-    # names the key as its parent (4: an llm span does); one column, since the pass runs over
-    # every span and every reference, so its width is its cost
+    # per key: how many spans hold it (n), and whether an llm span holds it while an llm span
+    # names it as its parent (wraps). Two 0/1 columns with a max each: at 10⁸ spans the
+    # aggregate must spill, and these states spill (an `any` over one packed column did not)
     llm = (keyed.kind == "llm").fill_null(False).cast("int64")
-    own = keyed.select(k=keyed._k, f=1 + 2 * llm)
+    own = keyed.select(
+        k=keyed._k, own=ibis.literal(1, "int64"), llm_own=llm, llm_ref=ibis.literal(0, "int64")
+    )
     child = keyed.filter(keyed.parent_span_id.notnull())
-    ref = child.select(k=child._p, f=4 * (child.kind == "llm").fill_null(False).cast("int64"))
+    ref = child.select(
+        k=child._p,
+        own=ibis.literal(0, "int64"),
+        llm_own=ibis.literal(0, "int64"),
+        llm_ref=(child.kind == "llm").fill_null(False).cast("int64"),
+    )
     keys = ibis.union(own, ref, distinct=False)
     held = keys.group_by("k").aggregate(
-        n=(keys.f % 2).sum(), llm=(keys.f == 3).any(), llm_child=(keys.f == 4).any()
+        n=keys.own.sum(), wraps=keys.llm_own.max() * keys.llm_ref.max()
     )
-    held = held.mutate(wraps=held.llm & held.llm_child).drop("llm", "llm_child")
-    suspects = session.materialise(held.filter((held.n != 1) | held.wraps))
+    suspects = session.materialise(held.filter((held.n != 1) | (held.wraps > 0)))
     counts = suspects.aggregate(
         d=(suspects.n > 1).cast("int64").sum(),
         m=(suspects.n == 0).cast("int64").sum(),
-        w=suspects.wraps.cast("int64").sum(),
+        w=(suspects.wraps > 0).cast("int64").sum(),
     )
     n_dup, n_missing, wrappers = (int(v or 0) for v in _rows(counts)[0])
     parts: list[ir.Table] = []
