@@ -122,3 +122,22 @@ def test_otlp_lines_read_by_url_on_spark_are_the_local_reading(tmp_path: Path) -
         assert [s.sha256 for s in remote.sources] == [
             hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.jsonl"))
         ]
+
+
+@pytest.mark.spark
+@pytest.mark.slow  # the OTLP flattening again: make test-all runs it
+def test_a_url_with_lines_that_are_not_export_requests_is_named_with_their_count(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "otel"
+    folder.mkdir()
+    write(generate(TrafficProfile(tasks=5, days=1, seed=3)), folder / "good.jsonl", "otlp")
+    (folder / "bad.jsonl").write_text('{"resourceSpans": []}\nnot json\n[1, 2]\n', "utf-8")
+    with (
+        EngineSession(EngineConfig(engine=Engine.SPARK)) as session,
+        pytest.raises(TraceInputError) as exc,
+    ):
+        ingest([folder.resolve().as_uri() + "/*.jsonl"], session=session)
+    (problem,) = exc.value.problems
+    assert problem.file.endswith("/bad.jsonl")
+    assert problem.message.startswith("2 lines are not an OTLP export request")

@@ -152,9 +152,10 @@ def _canonical(session: EngineSession, url: str) -> tuple[ir.Table, list[SourceF
     spans = session.materialise(project(src, mapping, src["_file"]))
     rows = _per_file(spans)
     hashes = _hashes(session, url, "*.parquet" if not url.lower().endswith(_PARQUET) else None)
+    # a file with no rows is a source too: it was read
+    files = sorted(set(rows) | {f for f in hashes if f.lower().endswith(_PARQUET)})
     return spans, [
-        SourceFile(f, "canonical", hashes.get(f, ""), n, READ_BY_ENGINE)
-        for f, n in sorted(rows.items())
+        SourceFile(f, "canonical", hashes.get(f, ""), rows.get(f, 0), READ_BY_ENGINE) for f in files
     ]
 
 
@@ -171,8 +172,8 @@ def _otlp(session: EngineSession, urls: list[str]) -> tuple[ir.Table | None, lis
             [
                 Problem(
                     f,
-                    f"{n} line(s) are not OTLP export requests (a JSON object with "
-                    "`resourceSpans`)",
+                    f"{n} {'line is' if n == 1 else 'lines are'} not an OTLP export request "
+                    "(a JSON object with `resourceSpans`)",
                     Reason.MALFORMED_TRACE,
                     fix="copy the file here and run `slacheck traces inspect` on it to see "
                     "which lines and why",
