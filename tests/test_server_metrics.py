@@ -83,8 +83,9 @@ CONTRACT = {
 }
 
 
-def _traces(tmp_path: Path) -> Any:
-    """Model calls at the client only (full response, 3 s each): no server figure, no TTFT."""
+def _traces(tmp_path: Path, **fields: Any) -> Any:
+    """Model calls at the client only (full response, 3 s each): no server figure, no TTFT,
+    unless ``fields`` records one for every call."""
     rows = [
         {
             "start": f"{DAY}12:00:30Z",
@@ -94,6 +95,7 @@ def _traces(tmp_path: Path) -> Any:
             "task_id": "t{i}",
             "provider": "openai",
             "request_model": "gpt-4o",
+            **fields,
         }
     ]
     path = tmp_path / "calls.parquet"
@@ -354,22 +356,9 @@ def test_json_records_the_evidence_and_the_metrics_read(evaluation: Any) -> None
 def test_the_traces_measuring_the_point_stand(tmp_path: Path, points: Any) -> None:
     """server_ms recorded at 300 ms for every call: p95 ≤ 800 is met on the traces; the metrics
     (p95 in (1000, 2500]) disagree, which is said, and the traces' verdict stands."""
-    rows = [
-        {
-            "start": f"{DAY}12:00:30Z",
-            "ms": 3000,
-            "server_ms": 300,
-            "repeat": 20,
-            "every": 60,
-            "task_id": "t{i}",
-            "provider": "openai",
-            "request_model": "gpt-4o",
-        }
-    ]
-    path = tmp_path / "calls.parquet"
-    pq.write_table(trace_table(rows), path)
     contract = contract_of({**CONTRACT, "latency": [_p95_term("P", 800)]})
-    ev = evaluate(contract, ingest([path]), metrics=sm.MetricsEvidence(points))
+    traces = _traces(tmp_path, server_ms=300)
+    ev = evaluate(contract, traces, metrics=sm.MetricsEvidence(points))
     (r,) = ev.results
     assert r.verdict is Verdict.MET and r.details["evidence"] == "traces"
     assert any(n.code == "metering.metrics.disagree_kept" for n in r.notes)
