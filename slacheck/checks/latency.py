@@ -984,7 +984,15 @@ def _with_metrics(
 def _metric_gap(
     obj: OccurrenceObjective | TimeSliceObjective, observed: float | None
 ) -> float | None:
-    if observed is None or math.isinf(observed):
+    """``_gap`` of a metrics-only figure: none for an unbounded one (a bucket without an edge)."""
+    if observed is not None and math.isinf(observed):
+        return None
+    return _gap(obj, observed)
+
+
+def _gap(obj: OccurrenceObjective | TimeSliceObjective, observed: float | None) -> float | None:
+    """Headroom (positive) or shortfall (negative) against the threshold, in the unit."""
+    if observed is None:
         return None
     if isinstance(obj, OccurrenceObjective):
         return (
@@ -1187,23 +1195,10 @@ class _Base:
             partial_window=self.ctx.partial(self.window),
             measured_at=point.name if point is not None else "",
             details=details,
-            gap=self._gap(observed),
+            gap=_gap(self.term.objective, observed),
             exact=None if point is None else self._exact_bounded(point)[0],
             bounded=None if point is None else self._exact_bounded(point)[1],
         )
-
-    def _gap(self, observed: float | None) -> float | None:
-        """Headroom (positive) or shortfall (negative) against the threshold, in the unit."""
-        if observed is None:
-            return None
-        o = self.term.objective
-        if isinstance(o, OccurrenceObjective):
-            return (
-                o.threshold - observed
-                if o.direction is Direction.AT_MOST
-                else observed - o.threshold
-            )
-        return observed - o.slices_passing_percent
 
     def _exact_bounded(self, point: Point) -> tuple[int, int]:
         """Units counted with their own contracted figure, and with a bound."""
