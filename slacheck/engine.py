@@ -196,18 +196,17 @@ class EngineSession:
         """Drop every table this session made, release DuckDB, remove the scratch folder. The
         Spark session stays for the process (a JVM starts once); its tables are dropped."""
         if self._backend is not None:
-            for name in reversed(self._views):
-                try:
-                    self._backend.drop_view(name, force=True)
-                except Exception:  # best effort: the engine may already be gone
-                    continue
-            self._views.clear()
-            for name in reversed(self._tables):
-                try:
-                    self._backend.drop_table(name, force=True)
-                except Exception:  # best effort: the engine may already be gone
-                    continue
-            self._tables.clear()
+            made = (
+                (self._views, self._backend.drop_view),
+                (self._tables, self._backend.drop_table),
+            )
+            for names, drop in made:
+                for name in reversed(names):
+                    try:
+                        drop(name, force=True)
+                    except Exception:  # best effort: the engine may already be gone
+                        continue
+                names.clear()
             if self._owns_backend and self.config.engine is Engine.DUCKDB:
                 self._backend.disconnect()
             self._backend = None
