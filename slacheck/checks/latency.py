@@ -25,7 +25,6 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from fractions import Fraction
 from typing import Any
 
 import ibis
@@ -47,7 +46,7 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering import derive
 from slacheck.metering import metrics as server_metrics
 from slacheck.metering.context import CheckContext, Exclusion, Losses, LossSays, example_ids
-from slacheck.metering.rank import nearest_rank, order_stats
+from slacheck.metering.rank import exact_percent, nearest_rank, order_stats
 from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_label_expr
 
@@ -622,7 +621,7 @@ def percentile_rank(
     ``at_most``: the p-th percentile. ``at_least``: the same rank counted from the top (the
     (100 − p)-th percentile), so that "p % of units ≥ threshold" holds exactly when it is met.
     """
-    p = Fraction(repr(float(percentile)))
+    p = exact_percent(percentile)
     if method is PercentileMethod.NEAREST_RANK:
         k = nearest_rank(n, percentile)
         rank = k if direction is Direction.AT_MOST else n - k + 1

@@ -480,10 +480,6 @@ def example_ids(
     return tuple(str(x) for x in df["task_id"])
 
 
-def _count(value: object) -> int:
-    return 0 if value is None or value != value else int(value)  # type: ignore[call-overload]
-
-
 @dataclass(frozen=True)
 class _Summary:
     """Calls counted by (quarter hour,) in scope, why not: ``Metering._quarters``."""
