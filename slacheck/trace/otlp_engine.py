@@ -174,8 +174,13 @@ def _with_tasks_once(
     (and DuckDB would hold all of it in memory)."""
     spans = session.materialise(_with_tasks(rows_only))
     session.drop(rows_only)
+    return spans, dict.fromkeys(good, 0) | rows_per_file(spans)
+
+
+def rows_per_file(spans: ir.Table) -> dict[str, int]:
+    """Canonical rows per ``source_file`` (files without a row are absent)."""
     counts = spans.group_by("source_file").aggregate(n=spans.count())
-    return spans, dict.fromkeys(good, 0) | {str(f): int(n) for f, n in _rows(counts)}
+    return {str(f): int(n) for f, n in _rows(counts)}
 
 
 def _rows(t: ir.Table) -> list[tuple[Any, ...]]:

@@ -115,6 +115,7 @@ def _canonical(session: EngineSession, url: str) -> tuple[ir.Table, list[SourceF
     from pyspark.sql import functions as F
 
     from slacheck.trace.ingest import READ_BY_ENGINE, SourceFile
+    from slacheck.trace.otlp_engine import rows_per_file
     from slacheck.trace.schema import COLUMN_NAMES
     from slacheck.trace.tabular import identity_mapping, project
 
@@ -150,7 +151,7 @@ def _canonical(session: EngineSession, url: str) -> tuple[ir.Table, list[SourceF
     df.createOrReplaceTempView(view)
     src = session.backend.table(view)
     spans = session.materialise(project(src, mapping, src["_file"]))
-    rows = _per_file(spans)
+    rows = rows_per_file(spans)
     hashes = _hashes(session, url, "*.parquet" if not url.lower().endswith(_PARQUET) else None)
     # a file with no rows is a source too: it was read
     files = sorted(set(rows) | {f for f in hashes if f.lower().endswith(_PARQUET)})
@@ -187,17 +188,6 @@ def _otlp(session: EngineSession, urls: list[str]) -> tuple[ir.Table | None, lis
     return spans, [
         SourceFile(f, "otlp", hashes.get(f, ""), n, READ_BY_ENGINE) for f, n in sorted(rows.items())
     ]
-
-
-def _per_file(spans: ir.Table) -> dict[str, int]:
-    counts = spans.group_by("source_file").aggregate(n=spans.count()).to_pyarrow()
-    return dict(
-        zip(
-            (str(f) for f in counts.column("source_file").to_pylist()),
-            (int(n) for n in counts.column("n").to_pylist()),
-            strict=True,
-        )
-    )
 
 
 def _hashes(session: EngineSession, url: str, glob: str | None) -> dict[str, str]:
