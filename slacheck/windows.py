@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import ibis
@@ -148,24 +149,45 @@ def window_label_expr(ts_us: ir.IntegerValue, windows: Sequence[CalendarWindow])
     not n: traces spanning decades (one outlier span) give hundreds of months, and a chain of
     that many cases overflows Python's stack when the engine compiles it.
     """
-    none = ibis.null().cast("string")
+    return _window_of(ts_us, windows, lambda i: ibis.literal(windows[i].label), "string")
+
+
+def window_index_expr(ts_us: ir.IntegerValue, windows: Sequence[CalendarWindow]) -> ir.IntegerValue:
+    """The position in ``windows`` of the window each timestamp falls in, or null outside them
+    all (``window_label_expr`` as a small integer: cheaper to store, group by and compare than
+    the label, for a table that holds one row per call)."""
+    return _window_of(ts_us, windows, lambda i: ibis.literal(i, "int16"), "int16")
+
+
+def _window_of(
+    ts_us: ir.IntegerValue,
+    windows: Sequence[CalendarWindow],
+    value: Callable[[int], ir.Value],
+    dtype: str,
+) -> Any:
+    """``value(i)`` for the window ``windows[i]`` each timestamp falls in, else null."""
+    none = ibis.null().cast(dtype)
     if not windows:
         return none
-    ordered = sorted(windows, key=lambda w: w.start_us)
-    if any(a.end_us > b.start_us for a, b in itertools.pairwise(ordered)):
+    ordered = sorted(range(len(windows)), key=lambda i: windows[i].start_us)
+    if any(windows[a].end_us > windows[b].start_us for a, b in itertools.pairwise(ordered)):
         # overlapping windows: the first listed wins, as a flat case list says
         return ibis.cases(
-            *[((ts_us >= w.start_us) & (ts_us < w.end_us), ibis.literal(w.label)) for w in windows],
+            *[
+                ((ts_us >= w.start_us) & (ts_us < w.end_us), value(i))
+                for i, w in enumerate(windows)
+            ],
             else_=none,
         )
 
-    def search(lo: int, hi: int) -> ir.StringValue:
+    def search(lo: int, hi: int) -> Any:
         if hi - lo == 1:
-            w = ordered[lo]
+            w = windows[ordered[lo]]
             inside = (ts_us >= w.start_us) & (ts_us < w.end_us)
-            return ibis.ifelse(inside, ibis.literal(w.label), none)
+            return ibis.ifelse(inside, value(ordered[lo]), none)
         mid = (lo + hi) // 2
-        return ibis.ifelse(ts_us < ordered[mid].start_us, search(lo, mid), search(mid, hi))
+        start = windows[ordered[mid]].start_us
+        return ibis.ifelse(ts_us < start, search(lo, mid), search(mid, hi))
 
     return search(0, len(ordered))
 

@@ -45,10 +45,11 @@ from slacheck.contract.model import (
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering import derive
 from slacheck.metering import metrics as server_metrics
-from slacheck.metering.context import CheckContext, Exclusion, Losses, LossSays, example_ids
+from slacheck.metering.context import CheckContext, Exclusion, Losses, LossSays
 from slacheck.metering.rank import exact_percent, nearest_rank, order_stats
+from slacheck.metering.windowed import examples_by_window
 from slacheck.verdict import TermKind, TermResult, Verdict
-from slacheck.windows import CalendarWindow, window_label_expr
+from slacheck.windows import CalendarWindow, window_index_expr
 
 #: exclusion reasons in the order ``CheckContext.exclusion_reason`` tries them: a task with
 #: calls excluded for several reasons is counted once, under the first
@@ -58,6 +59,9 @@ _US_PER_MINUTE = 60_000_000
 _NULL_FLOAT = ibis.null().cast("float64")
 #: unit states that are measured: ok, and no status recorded (see metering.derive.succeeded)
 _ANSWERED = ["ok", "unknown"]
+#: a unit's state as the check's table stores it (``_compact``), the answered states first
+_STATE_CODES = {"ok": 0, "unknown": 1, "failed": 2}
+_ANSWERED_CODES = [_STATE_CODES[s] for s in _ANSWERED]
 #: what latency terms read of a call (scope columns included, for ``derive.scoped``)
 _CALL_COLUMNS = (
     "task_id",
@@ -370,10 +374,9 @@ def check_term(
     if not windows:
         return []
     units = term_units(ctx, term, call_base(ctx) if calls is None else calls)
-    t = units.table.mutate(_w=window_label_expr(units.table.start_us, windows))
-    t = t.filter(t._w.notnull()).cache()  # read by every query below
+    t = _compact(units, windows, slices=isinstance(term.objective, TimeSliceObjective))
     threshold, direction = term.objective.threshold, term.objective.direction
-    counts = _counts(t, _passes(direction, threshold, _inclusive(ctx)))
+    counts = _counts(t, _passes(direction, threshold, _inclusive(ctx)), windows)
     chosen = {w.label: choose_point(units, counts.get(w.label, Counts())) for w in windows}
     t = t.filter(t._ex.isnull())  # excluded units are counted above and nowhere else
     t = t.mutate(
@@ -387,6 +390,50 @@ def check_term(
     else:
         results = _time_slices(ctx, term, term.objective, units, t, windows, counts, chosen)
     return _with_metrics(ctx, term, windows, results)
+
+
+def _compact(units: Units, windows: list[CalendarWindow], *, slices: bool) -> ir.Table:
+    """The term's units in its windows, computed once as a table that every later query of the
+    term reads. Per unit it holds what those queries read, compactly: ``_w`` is the window's
+    position in ``windows`` and ``_state`` a code of ``_STATE_CODES`` (small integers, not a
+    label per call); a figure the term has no stand-in or alternative for is left out of the
+    table and put back as the constant it is; the start only for time slices."""
+    u = units.table
+    state = ibis.cases(
+        *((u._state == name, ibis.literal(code, "int8")) for name, code in _STATE_CODES.items()),
+        else_=ibis.literal(_STATE_CODES["failed"], "int8"),
+    )
+    cols: dict[str, ir.Value] = {
+        "task_id": u.task_id,
+        "_ex": u._ex,
+        "_state": state,
+        "_w": window_index_expr(u.start_us, windows),
+        "_p": u._p,
+    }
+    if slices:
+        cols["start_us"] = u.start_us
+    if units.fallback is not None:
+        cols |= {"_f": u._f, "_m": u._m}
+    if units.alternative is not None:
+        cols["_a"] = u._a
+    t = u.select(**cols)
+    t = t.filter(t._w.notnull()).cache()
+    constants: dict[str, ir.Value] = {}
+    if units.fallback is None:  # no stand-in: _f is null, so _m = coalesce(_p, _f) is _p
+        constants |= {"_f": _NULL_FLOAT, "_m": t._p}
+    if units.alternative is None:
+        constants["_a"] = _NULL_FLOAT
+    return t.mutate(**constants)
+
+
+def _answered(t: ir.Table) -> ir.BooleanValue:
+    """Whether a unit of a ``_compact`` table is measured (ok, or no status recorded)."""
+    return t._state.isin(_ANSWERED_CODES)
+
+
+def _position(windows: list[CalendarWindow]) -> dict[str, int]:
+    """Window label → its position in ``windows``: the ``_w`` of a ``_compact`` table."""
+    return {w.label: i for i, w in enumerate(windows)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -523,37 +570,38 @@ def _inclusive(ctx: CheckContext) -> bool:
 
 
 def _counts(
-    t: ir.Table, passes: Callable[[ir.FloatingValue], ir.BooleanValue]
+    t: ir.Table,
+    passes: Callable[[ir.FloatingValue], ir.BooleanValue],
+    windows: list[CalendarWindow],
 ) -> dict[str, Counts]:
-    """Per window: units not excluded, their states, figure coverage and passing counts."""
-    kept = t.filter(t._ex.isnull())
-    ok = kept._state.isin(_ANSWERED)
-    agg = kept.group_by("_w").aggregate(
-        units=kept.count(),
+    """Per window: units not excluded, their states, figure coverage and passing counts, and
+    the excluded units per reason (one query: the rows with a reason give only their count)."""
+    ok = _answered(t)
+    agg = t.group_by(["_w", "_ex"]).aggregate(
+        units=t.count(),
         ok=ok.sum(),
-        failed=(kept._state == "failed").sum(),
-        unknown=(kept._state == "unknown").sum(),
-        n_p=(ok & kept._p.notnull()).sum(),
-        n_f=(ok & kept._f.notnull()).sum(),
-        n_a=(ok & kept._a.notnull()).sum(),
-        n_m=(ok & kept._m.notnull()).sum(),
-        good_p=(ok & passes(kept._p)).sum(),
-        good_f=(ok & passes(kept._f)).sum(),
-        good_m=(ok & passes(kept._m)).sum(),
+        failed=(t._state == _STATE_CODES["failed"]).sum(),
+        unknown=(t._state == _STATE_CODES["unknown"]).sum(),
+        n_p=(ok & t._p.notnull()).sum(),
+        n_f=(ok & t._f.notnull()).sum(),
+        n_a=(ok & t._a.notnull()).sum(),
+        n_m=(ok & t._m.notnull()).sum(),
+        good_p=(ok & passes(t._p)).sum(),
+        good_f=(ok & passes(t._f)).sum(),
+        good_m=(ok & passes(t._m)).sum(),
     )
-    dropped = t.filter(t._ex.notnull())
-    ex = dropped.group_by(["_w", "_ex"]).aggregate(n=dropped.count()).execute()
+    kept: dict[str, dict[str, int]] = {}
     excluded: dict[str, dict[str, int]] = {}
-    for label, reason, n in zip(ex["_w"], ex["_ex"], ex["n"], strict=True):
-        excluded.setdefault(str(label), {})[str(reason)] = int(n)
-    out: dict[str, Counts] = {
-        label: Counts(excluded=reasons) for label, reasons in excluded.items()
+    for row in agg.to_pyarrow().to_pylist():
+        label, reason = windows[int(row.pop("_w"))].label, row.pop("_ex")
+        if reason is None:
+            kept[label] = {k: int(v or 0) for k, v in row.items()}
+        else:
+            excluded.setdefault(label, {})[str(reason)] = int(row["units"])
+    return {
+        label: Counts(**kept.get(label, {}), excluded=excluded.get(label, {}))
+        for label in kept.keys() | excluded.keys()
     }
-    for row in agg.execute().to_dict("records"):
-        label = str(row["_w"])
-        nums = {k: int(row[k] or 0) for k in row if k != "_w"}
-        out[label] = Counts(**nums, excluded=excluded.get(label, {}))
-    return out
 
 
 def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, ...]]:
@@ -604,8 +652,9 @@ def _by_window(
         return _NULL_FLOAT
     if set(columns) == {w.label for w in windows} and len(set(columns.values())) == 1:
         return t[next(iter(columns.values()))]  # the same column everywhere: no case per row
+    at = _position(windows)
     return ibis.cases(
-        *[(t._w == label, t[col]) for label, col in columns.items()], else_=_NULL_FLOAT
+        *[(t._w == at[label], t[col]) for label, col in columns.items()], else_=_NULL_FLOAT
     )
 
 
@@ -635,10 +684,12 @@ def percentile_rank(
 
 
 def _order_stats(
-    t: ir.Table, column: str, wanted: Mapping[str, Iterable[int]]
+    t: ir.Table, column: str, wanted: Mapping[str, Iterable[int]], windows: list[CalendarWindow]
 ) -> dict[str, dict[int, float]]:
     """The values at the given 1-based ranks (ascending) per window, among answered units."""
-    return order_stats(t.filter(t._state.isin(_ANSWERED)), "_w", column, wanted)
+    at = _position(windows)
+    got = order_stats(t.filter(_answered(t)), "_w", column, {at[w]: r for w, r in wanted.items()})
+    return {windows[int(i)].label: stats for i, stats in got.items()}
 
 
 def _occurrence(
@@ -664,10 +715,11 @@ def _occurrence(
             )
         if units.alternative is not None and c.n_a > 0:
             alt_ranks[w.label] = percentile_rank(c.n_a, obj.percentile, obj.method, obj.direction)
-    stats = _order_stats(t, "_v", {k: r.ranks for k, r in ranks.items()})
-    alt_stats = _order_stats(t, "_a", {k: r.ranks for k, r in alt_ranks.items()})
+    stats = _order_stats(t, "_v", {k: r.ranks for k, r in ranks.items()}, windows)
+    alt_stats = _order_stats(t, "_a", {k: r.ranks for k, r in alt_ranks.items()}, windows)
     unit = _unit(term)
     results: list[TermResult] = []
+    need: list[str] = []  # the windows whose offending units are shown
     for w in windows:
         c = counts.get(w.label, Counts())
         point, point_notes = chosen[w.label]
@@ -693,15 +745,8 @@ def _occurrence(
         if term.min_samples is not None and n < term.min_samples:
             verdict = Verdict.NO_DATA
             notes.append(LatencySays.BELOW_MIN(n=n, noun=units.noun_for(n), min=term.min_samples))
-        examples: tuple[str, ...] = ()
         if verdict is not Verdict.MET and good < n:
-            offending = (
-                (t._w == w.label)
-                & t._state.isin(_ANSWERED)
-                & t._v.notnull()
-                & ~_passes(obj.direction, obj.threshold, inclusive)(t._v)
-            )
-            examples = example_ids(t, offending, "_worst")
+            need.append(w.label)
         details = {
             **rank.details,
             "method": obj.method.value,
@@ -709,10 +754,22 @@ def _occurrence(
             "point_used": point.name,
             **base.common_details(),
         }
-        results.append(
-            base.result(verdict, observed, unit, good, n, examples, notes, point, details)
+        results.append(base.result(verdict, observed, unit, good, n, (), notes, point, details))
+    if need:
+        at = _position(windows)
+        offending = (
+            t._w.isin([at[label] for label in need])
+            & _answered(t)
+            & t._v.notnull()
+            & ~_passes(obj.direction, obj.threshold, inclusive)(t._v)
         )
+        found = examples_by_window(t, offending, "_worst", window="_w")
+        results = [_with_examples(r, found.get(at[r.window], ())) for r in results]
     return results
+
+
+def _with_examples(r: TermResult, examples: tuple[str, ...]) -> TermResult:
+    return dataclasses.replace(r, examples=examples) if examples else r
 
 
 def _mixed(point: Point, direction: Direction, n: int, good: int, c: Counts, k: int) -> Verdict:
@@ -757,7 +814,7 @@ def decide(passes: bool, bound: Bound | None, direction: Direction) -> Verdict:
 
 def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective, inclusive: bool) -> ir.Table:
     """One row per (window, slice) with data: value count ``_n`` and the statistic ``_stat``."""
-    v = t.filter(t._state.isin(_ANSWERED) & t[column].notnull())
+    v = t.filter(_answered(t) & t[column].notnull())
     v = v.mutate(_s=v.start_us // (obj.slice_minutes * _US_PER_MINUTE), _x=v[column])
     if obj.statistic in _SLICE_PERCENTILES:
         q = _SLICE_PERCENTILES[obj.statistic]
@@ -780,15 +837,12 @@ def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective, inclusive: b
     )
 
 
-def _slice_counts(per: ir.Table) -> dict[str, tuple[int, int]]:
-    agg = (
-        per.group_by("_w")
-        .aggregate(total=per._data.sum(), good=(per._data & per._pass).sum())
-        .execute()
-    )
+def _slice_counts(per: ir.Table, windows: list[CalendarWindow]) -> dict[str, tuple[int, int]]:
+    """Per window label: slices passing and slices with data."""
+    agg = per.group_by("_w").aggregate(total=per._data.sum(), good=(per._data & per._pass).sum())
     return {
-        str(label): (int(good or 0), int(total or 0))
-        for label, good, total in zip(agg["_w"], agg["good"], agg["total"], strict=True)
+        windows[int(r["_w"])].label: (int(r["good"] or 0), int(r["total"] or 0))
+        for r in agg.to_pyarrow().to_pylist()
     }
 
 
@@ -818,14 +872,15 @@ def _time_slices(
     losses = ctx.losses(windows)
     inclusive = _inclusive(ctx)
     per = _slice_table(t, "_v", obj, inclusive)
-    slices = _slice_counts(per)
+    slices = _slice_counts(per, windows)
     alt = (
-        _slice_counts(_slice_table(t, "_a", obj, inclusive))
+        _slice_counts(_slice_table(t, "_a", obj, inclusive), windows)
         if units.alternative is not None
         else {}
     )
     unit = "% of slices"
     results: list[TermResult] = []
+    need: list[str] = []  # the windows whose failing slices' units are shown
     for w in windows:
         c = counts.get(w.label, Counts())
         point, point_notes = chosen[w.label]
@@ -892,16 +947,18 @@ def _time_slices(
         if term.min_samples is not None and total < term.min_samples:
             verdict = Verdict.NO_DATA
             notes.append(LatencySays.SLICES_BELOW_MIN(n=total, min=term.min_samples))
-        examples: tuple[str, ...] = ()
         if verdict is not Verdict.MET and good < total:
-            failing = per.filter((per._w == w.label) & per._data & ~per._pass)
-            v = t.filter((t._w == w.label) & t._state.isin(_ANSWERED) & t._v.notnull())
-            v = v.mutate(_s=v.start_us // (obj.slice_minutes * _US_PER_MINUTE))
-            j = v.inner_join(failing.select("_w", "_s", "_bad"), ["_w", "_s"])
-            examples = example_ids(j, ibis.literal(True), "_bad")
-        results.append(
-            base.result(verdict, observed, unit, good, total, examples, notes, point, details)
-        )
+            need.append(w.label)
+        results.append(base.result(verdict, observed, unit, good, total, (), notes, point, details))
+    if need:
+        at = _position(windows)
+        wanted = [at[label] for label in need]
+        failing = per.filter(per._w.isin(wanted) & per._data & ~per._pass)
+        v = t.filter(t._w.isin(wanted) & _answered(t) & t._v.notnull())
+        v = v.mutate(_s=v.start_us // (obj.slice_minutes * _US_PER_MINUTE))
+        j = v.inner_join(failing.select("_w", "_s", "_bad"), ["_w", "_s"])
+        found = examples_by_window(j, ibis.literal(True), "_bad", window="_w")
+        results = [_with_examples(r, found.get(at[r.window], ())) for r in results]
     return results
 
 

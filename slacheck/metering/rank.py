@@ -31,16 +31,17 @@ _BUCKET_CLIP = 1e15
 
 
 def order_stats(
-    t: ir.Table, window: str, column: str, wanted: Mapping[str, Iterable[int]]
-) -> dict[str, dict[int, float]]:
+    t: ir.Table, window: str, column: str, wanted: Mapping[Any, Iterable[int]]
+) -> dict[Any, dict[int, float]]:
     """The values of ``column`` at the given 1-based ranks (ascending, nulls left out) in each
-    window (labels in column ``window``): a few rows come back. Ties are interchangeable.
+    window (keys in column ``window``: labels or small integers, as ``wanted`` has them): a few
+    rows come back. Ties are interchangeable.
 
     Exact, without sorting every value: the values are counted per window and unit bucket
     (``floor``, monotonic, so every value of a lower bucket is smaller), running totals over
     those few buckets say which bucket holds each wanted rank and how many values lie below
     it, and only the values of those buckets are ranked."""
-    want = {str(w): sorted({int(r) for r in ranks}) for w, ranks in wanted.items()}
+    want = {w: sorted({int(r) for r in ranks}) for w, ranks in wanted.items()}
     want = {w: ranks for w, ranks in want.items() if ranks}
     if not want:
         return {}
@@ -51,13 +52,13 @@ def order_stats(
         for k in ranks
     )
     # (window, bucket) → values below the bucket: a few rows
-    below = {(str(w), int(k)): int(hi - n) for w, k, n, hi in _rows(b.filter(hit))}
+    below = {(w, int(k)): int(hi - n) for w, k, n, hi in _rows(b.filter(hit))}
     return _pick(v, below, want)
 
 
 def nearest_rank_by_window(
     t: ir.Table, window: str, column: str, percentile: float
-) -> dict[str, float]:
+) -> dict[Any, float]:
     """The nearest-rank ``percentile`` of ``column`` (nulls left out) in each window, in two
     passes: the values counted per bucket, each window's count and k = ⌈p·n/100⌉ computed
     beside them in the engine (``nearest_rank`` in integers: ⌈a/b⌉ = ⌊(a + b − 1)/b⌋), then
@@ -68,11 +69,11 @@ def nearest_rank_by_window(
     n = b._n.sum().over(ibis.window(group_by=b._win))
     b = b.mutate(_k=ibis.greatest((n * num + (den - 1)) // den, 1))
     hits = b.filter((b._hi - b._n < b._k) & (b._hi >= b._k))
-    below: dict[tuple[str, int], int] = {}
-    want: dict[str, list[int]] = {}
+    below: dict[tuple[Any, int], int] = {}
+    want: dict[Any, list[int]] = {}
     for w, k, cnt, hi, rank in _rows(hits.select("_win", "_b", "_n", "_hi", "_k")):
-        below[(str(w), int(k))] = int(hi - cnt)
-        want[str(w)] = [int(rank)]
+        below[(w, int(k))] = int(hi - cnt)
+        want[w] = [int(rank)]
     stats = _pick(v, below, want)
     return {w: stats[w][ranks[0]] for w, ranks in want.items() if ranks[0] in stats.get(w, {})}
 
@@ -89,13 +90,19 @@ def _buckets(t: ir.Table, window: str, column: str) -> tuple[ir.Table, ir.Table]
 
 
 def _pick(
-    v: ir.Table, below: Mapping[tuple[str, int], int], want: Mapping[str, Iterable[int]]
-) -> dict[str, dict[int, float]]:
+    v: ir.Table, below: Mapping[tuple[Any, int], int], want: Mapping[Any, Iterable[int]]
+) -> dict[Any, dict[int, float]]:
     """The values at the wanted ranks, ranking only the buckets in ``below`` (bucket → values
     below it)."""
     if not below:
         return {}
-    inside = v.filter(_any((v._win == w) & (v._b == k) for w, k in below))
+    # the range from the lowest bucket to the highest first: a plain range the engine applies
+    # in its scan, leaving the per-window buckets to the few rows inside it
+    keys = [k for _, k in below]
+    inside = v.filter(
+        _in_buckets(v._val, min(keys), max(keys)),
+        _any((v._win == w) & _in_buckets(v._val, k, k) for w, k in below),
+    )
     rn = ibis.row_number().over(
         ibis.window(group_by=[inside._win, inside._b], order_by=inside._val)
     )
@@ -106,10 +113,21 @@ def _pick(
         for rank in want[w]
         if rank - lo > 0
     ]
-    out: dict[str, dict[int, float]] = {}
+    out: dict[Any, dict[int, float]] = {}
     for w, k, n, val in _rows(ranked.filter(_any(picks)).select("_win", "_b", "_rn", "_val")):
-        out.setdefault(str(w), {})[below[(str(w), int(k))] + int(n)] = float(val)
+        out.setdefault(w, {})[below[(w, int(k))] + int(n)] = float(val)
     return out
+
+
+def _in_buckets(v: ir.FloatingValue, lo: int, hi: int) -> ir.BooleanValue:
+    """Whether ``v`` falls in buckets ``lo`` to ``hi`` (see ``_buckets``), as a range of values:
+    cheaper per row than the bucket's expression."""
+    conds = [v.notnull()]
+    if lo > -_BUCKET_CLIP:
+        conds.append(v >= lo)
+    if hi < _BUCKET_CLIP:
+        conds.append(v < hi + 1)
+    return reduce(lambda a, b: a & b, conds)
 
 
 def _any(conds: Iterable[ir.BooleanValue]) -> ir.BooleanValue:

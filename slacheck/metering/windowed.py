@@ -52,24 +52,32 @@ def percentile_by_window(
 
 
 def examples_by_window(
-    t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None
-) -> dict[str, tuple[str, ...]]:
-    """A few task ids per window where ``cond`` holds: largest ``worst_first`` first, then id.
+    t: ir.Table, cond: ir.BooleanValue, worst_first: str | None = None, window: str = "window"
+) -> dict[Any, tuple[str, ...]]:
+    """A few task ids per window (column ``window``: its labels, or whatever keys it holds)
+    where ``cond`` holds: largest ``worst_first`` first, then id; one query for every window.
 
     The per-window twin of ``context.example_ids``."""
-    hits = t.filter(cond)
+    f = t.filter(cond)
+    hits = f.select(_win=f[window], task_id=f.task_id, **_worst(f, worst_first))
     if worst_first is None:
-        g = hits.select("window", "task_id").distinct()
+        g = hits.distinct()
         order: list[Any] = [g.task_id]
     else:
-        g = hits.group_by(["window", "task_id"]).aggregate(_w=hits[worst_first].max())
+        g = hits.group_by(["_win", "task_id"]).aggregate(_w=hits._worst.max())
         order = [ibis.desc(g._w), g.task_id]
-    ranked = g.mutate(_i=ibis.row_number().over(ibis.window(group_by=g["window"], order_by=order)))
-    df = ranked.filter(ranked._i < MAX_EXAMPLES).order_by(["window", "_i"]).execute()
-    out: dict[str, list[str]] = {}
-    for w, task in zip(df["window"], df["task_id"], strict=True):
-        out.setdefault(str(w), []).append(str(task))
+    ranked = g.mutate(_i=ibis.row_number().over(ibis.window(group_by=g._win, order_by=order)))
+    rows = (
+        ranked.filter(ranked._i < MAX_EXAMPLES).order_by(["_win", "_i"]).select("_win", "task_id")
+    )
+    out: dict[Any, list[str]] = {}
+    for r in rows.to_pyarrow().to_pylist():
+        out.setdefault(r["_win"], []).append(str(r["task_id"]))
     return {w: tuple(ids) for w, ids in out.items()}
+
+
+def _worst(t: ir.Table, worst_first: str | None) -> dict[str, ir.Value]:
+    return {} if worst_first is None else {"_worst": t[worst_first]}
 
 
 def top_by_window(
