@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from slacheck.contract.load import load_contract_text
@@ -654,6 +654,28 @@ def _wrap_some(table: pa.Table, every: int) -> tuple[pa.Table, int]:
     return pa.Table.from_pylist(rows, schema=table.schema), len(llm)
 
 
+def _rename_some(table: pa.Table, endpoint: str) -> pa.Table:
+    """Some llm spans given other names than the generator's one provider and model: another
+    provider, an SDK's spelling of the same one, another model, none at all, another endpoint;
+    so that a scope leaves calls out, and cannot decide on others."""
+    rows = table.to_pylist()
+    llm = [r for r in rows if r["kind"] == "llm"]
+    for i, r in enumerate(llm):
+        if i % 7 == 3:
+            r["provider"] = "anthropic"
+        if i % 11 == 5:
+            r["provider"] = None
+        if i % 9 == 2:
+            r["provider"] = "OpenAI.chat"
+        if i % 13 == 1:
+            r["request_model"] = "claude-3-5-sonnet"
+        if i % 17 == 4:
+            r["request_model"] = r["response_model"] = None
+        if i % 5 == 0:
+            r["endpoint"] = endpoint
+    return pa.Table.from_pylist(rows, schema=table.schema)
+
+
 @settings(
     max_examples=6,
     deadline=None,
@@ -666,7 +688,11 @@ def _wrap_some(table: pa.Table, every: int) -> tuple[pa.Table, int]:
     malformed=st.sampled_from([0, 12]),
     zone=st.sampled_from(["UTC", "Asia/Shanghai", "Asia/Kathmandu"]),
     inline=st.booleans(),
+    by_endpoint=st.booleans(),
 )
+# the shortcuts are taken only when every row is usable and nothing is wrapped: always tried
+@example(seed=7, wrap=0, malformed=0, zone="Asia/Kathmandu", inline=True, by_endpoint=True)
+@example(seed=8, wrap=0, malformed=0, zone="UTC", inline=False, by_endpoint=False)
 def test_what_ingestion_learns_never_changes_a_result(
     tmp_path_factory: pytest.TempPathFactory,
     seed: int,
@@ -674,11 +700,14 @@ def test_what_ingestion_learns_never_changes_a_result(
     malformed: int,
     zone: str,
     inline: bool,
+    by_endpoint: bool,
 ) -> None:
     """Ingestion records the spans' extent, the wrapper count and whether every row is usable;
-    the metering layer then reads the input as a view and skips the unwrapping join. Forgetting
-    those facts (the general path: classify every row, look for wrappers) gives the same
-    results, term by term, and the facts are what the trace holds."""
+    the metering layer then reads the input as a view, skips the unwrapping join and counts the
+    calls per quarter hour from their names. Forgetting those facts (the general path: classify
+    every row, look for wrappers) gives the same results, term by term, and the facts are what
+    the trace holds. Some calls carry other names, so the scope (providers and models, and
+    endpoints when ``by_endpoint``) leaves some out and cannot decide on others."""
     import dataclasses
     from unittest import mock
 
@@ -694,6 +723,7 @@ def test_what_ingestion_learns_never_changes_a_result(
             start=dt.datetime(2026, 6, 25, tzinfo=dt.UTC),
         )
     )
+    table = _rename_some(table, "eu.api.example.com")
     wrappers = 0
     if wrap:
         table, wrappers = _wrap_some(table, wrap)
@@ -713,7 +743,13 @@ def test_what_ingestion_learns_never_changes_a_result(
     assert t.extent == (int(used["lo"][0]), int(used["hi"][0]))
     general = dataclasses.replace(t, extent=None, llm_wrappers=None, plain=False)
     text = (STARTERS / "demo.yaml").read_text(encoding="utf-8")
-    c = load_contract_text(text.replace("Asia/Shanghai", zone), "demo.yaml")
+    text = text.replace("Asia/Shanghai", zone)
+    if by_endpoint:
+        text = text.replace(
+            "  models: [gpt-4o]\n", "  models: [gpt-4o]\n  endpoints: [EU.api.example.com]\n", 1
+        )
+        assert "endpoints: [EU" in text
+    c = load_contract_text(text, "demo.yaml")
     # the view puts the few distinct names into its queries as constants; too many are joined
     with mock.patch.object(derive, "INLINE_NAMES", derive.INLINE_NAMES if inline else 0):
         fast = evaluate(c, t)

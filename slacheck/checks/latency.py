@@ -374,9 +374,11 @@ def check_term(
     if not windows:
         return []
     units = term_units(ctx, term, call_base(ctx) if calls is None else calls)
-    t = _compact(units, windows, slices=isinstance(term.objective, TimeSliceObjective))
     threshold, direction = term.objective.threshold, term.objective.direction
-    counts = _counts(t, _passes(direction, threshold, _inclusive(ctx)), windows)
+    passes = _passes(direction, threshold, _inclusive(ctx))
+    # a time slice's examples are any of its units; an occurrence's, units beyond the threshold
+    t = _compact(units, windows, None if isinstance(term.objective, TimeSliceObjective) else passes)
+    counts = _counts(t, passes, windows)
     chosen = {w.label: choose_point(units, counts.get(w.label, Counts())) for w in windows}
     t = t.filter(t._ex.isnull())  # excluded units are counted above and nowhere else
     t = t.mutate(
@@ -392,25 +394,39 @@ def check_term(
     return _with_metrics(ctx, term, windows, results)
 
 
-def _compact(units: Units, windows: list[CalendarWindow], *, slices: bool) -> ir.Table:
+def _compact(
+    units: Units,
+    windows: list[CalendarWindow],
+    passes: Callable[[ir.FloatingValue], ir.BooleanValue] | None,
+) -> ir.Table:
     """The term's units in its windows, computed once as a table that every later query of the
     term reads. Per unit it holds what those queries read, compactly: ``_w`` is the window's
     position in ``windows`` and ``_state`` a code of ``_STATE_CODES`` (small integers, not a
     label per call); a figure the term has no stand-in or alternative for is left out of the
-    table and put back as the constant it is; the start only for time slices."""
+    table and put back as the constant it is.
+
+    ``passes``: an occurrence objective's test of one figure. The task id (a long string, most
+    of the table's size) is kept only for units that fail it at some figure they have, the
+    only ones an example can be; a unit that passes at every figure keeps none. Without it
+    (time slices: an example is any unit of a failing slice) every unit keeps its id, and the
+    start that places it in its slice."""
     u = units.table
     state = ibis.cases(
         *((u._state == name, ibis.literal(code, "int8")) for name, code in _STATE_CODES.items()),
         else_=ibis.literal(_STATE_CODES["failed"], "int8"),
     )
+    task_id = u.task_id
+    if passes is not None:
+        fails = [f.notnull() & ~passes(f) for f in (u._p, u._f)]
+        task_id = ibis.ifelse(fails[0] | fails[1], u.task_id, ibis.null().cast("string"))
     cols: dict[str, ir.Value] = {
-        "task_id": u.task_id,
+        "task_id": task_id,
         "_ex": u._ex,
         "_state": state,
         "_w": window_index_expr(u.start_us, windows),
         "_p": u._p,
     }
-    if slices:
+    if passes is None:
         cols["start_us"] = u.start_us
     if units.fallback is not None:
         cols |= {"_f": u._f, "_m": u._m}

@@ -185,12 +185,10 @@ class Metering:
         columns it needs, and the name lookups behind it are computed once. Otherwise (rows
         filtered or joined, wrappers to unwrap, or Spark, which recomputes a view at every
         action) they are computed once, as a table in the engine."""
-        s = self.traces.spans
         wrappers = self.traces.llm_wrappers
-        # provenance columns are long strings no check reads: leave them out of the copies
-        llm = s.filter(s.kind == "llm").drop(*_PROVENANCE)
+        llm = self._llm
         if self.calls_are_view:
-            return derive.calls_of(llm, wrappers, keep=self._table)
+            return derive.calls_of(llm, wrappers, keep=self._table, names=self._names)
         # the llm spans are copied first: the derivation joins them with themselves, and each
         # read of the span view scans and classifies every row of the input again
         if wrappers != 0:
@@ -199,6 +197,35 @@ class Metering:
         if wrappers != 0:
             self.traces.backend.drop_table(llm.get_name(), force=True)
         return calls
+
+    @property
+    def _llm(self) -> ir.Table:
+        s = self.traces.spans
+        # provenance columns are long strings no check reads: leave them out of the copies
+        return s.filter(s.kind == "llm").drop(*_PROVENANCE)
+
+    @cached_property
+    def _by_name(self) -> ir.Table:
+        """Where ``calls`` is a view: the calls (the llm spans) counted per UTC quarter hour and
+        the names the contract's scope reads (models, provider, endpoint when it lists any),
+        with their first and last start. Kept in the engine; one scan serves both the name
+        lookups (``_names``) and the quarter-hour counts (``_quarters``)."""
+        c = self._llm
+        c = c.filter(c.start_us.notnull())
+        keys = ["request_model", "response_model", "provider"]
+        if self.contract.scope.endpoints:
+            keys.append("endpoint")
+        g = c.group_by([(c.start_us // _QUARTER_HOUR).name("q"), *keys]).aggregate(
+            n=c.count(), lo=c.start_us.min(), hi=c.start_us.max()
+        )
+        return self._table(g)
+
+    @cached_property
+    def _names(self) -> derive.Names:
+        """The name lookups of a view's calls, from the distinct names in ``_by_name``."""
+        g = self._by_name
+        seen = g.select("request_model", "response_model", "provider").distinct()
+        return derive.names_of(seen, keep=self._table)
 
     @property
     def calls_are_view(self) -> bool:
@@ -272,7 +299,22 @@ class Metering:
         a local midnight (every window's edge, the effective period's) is a quarter-hour edge:
         local days, a window's coverage, the calls outside the effective period and the calls
         whose scope cannot be decided are all read from these rows."""
-        return self._summary(self.calls, by_quarter=True)
+        if not self.calls_are_view:
+            return self._summary(self.calls, by_quarter=True)
+        # the calls by quarter hour and name, their names read as the calls' are: the scope
+        # is decided per row of that small table, as it would be per call
+        g = derive.with_names(self._by_name, self._names)
+        g = g.mutate(start_us=g.lo)  # the scope rule reads the start (never null here)
+        x = g.select(
+            "q",
+            "n",
+            "lo",
+            "hi",
+            inside=derive.scoped(g, self.contract),
+            miss=derive.scope_miss(g, self.contract.scope, self.contract.readings.model_scope),
+        )
+        s = x.group_by(["q", "inside", "miss"]).aggregate(n=x.n.sum(), lo=x.lo.min(), hi=x.hi.max())
+        return _Summary.of(s.to_pyarrow())
 
     def _summary(self, c: ir.Table, *, by_quarter: bool) -> _Summary:
         cols = {

@@ -243,38 +243,44 @@ def calls(traces: Traces) -> ir.Table:
     return calls_of(traces.spans, traces.llm_wrappers)
 
 
-def calls_of(
-    spans: ir.Table,
-    wrappers: int | None = None,
-    keep: Callable[[ir.Table], ir.Table] | None = None,
-) -> ir.Table:
-    """``calls`` from a span table: the usable spans, or only their ``llm`` rows (which is all
-    this reads). ``wrappers``: see ``model_calls``. ``keep`` computes a small derived table
-    once (the name lookups), for a caller that queries the result as a view many times."""
-    llm = spans.filter(spans.kind == "llm")
-    c = model_calls(llm, wrappers)
-    # the lookups are keyed on every llm span's names, a superset of the calls' (a call takes
-    # missing names from its wrapper, itself an llm span): no second pass over the calls. The
-    # distinct names come from one scan of the spans
-    seen = llm.select("request_model", "response_model", "provider").distinct()
-    if keep is not None:
-        seen = keep(seen)
+@dataclass(frozen=True)
+class Names:
+    """What a trace's model and provider names are read as (model base, region in the model's
+    path, provider key), looked up once per distinct name (``_lookup``): as tables, or as
+    constants put into the queries (``inline``) when they are few."""
+
+    by_name: ir.Table
+    by_provider: ir.Table
+    inline: tuple[_Maps, _Maps] | None = None
+
+
+def names_of(seen: ir.Table, keep: Callable[[ir.Table], ir.Table] | None = None) -> Names:
+    """The lookups for the distinct names in ``seen`` (``request_model``, ``response_model``,
+    ``provider``; a few rows). ``keep``: see ``calls_of``; with it the lookups are constants
+    when small (``_inline``), else kept as tables."""
     names = ibis.union(
         seen.select(n=seen.request_model), seen.select(n=seen.response_model), distinct=False
     )
     by_name = _lookup(names.n, base=model_base_expr, loc=region_from_model_expr)
     by_provider = _lookup(seen.provider, key=provider_key_expr)
-    inline = None
-    if keep is not None:
-        # the lookups are read from the kept distinct names (a few rows): kept themselves only
-        # when there are too many to put into the queries
-        inline = _inline(by_name, by_provider)
-        if inline is None:
-            by_name, by_provider = keep(by_name), keep(by_provider)
-    if inline is not None:
+    if keep is None:
+        return Names(by_name, by_provider)
+    # the lookups are read from the kept distinct names (a few rows): kept themselves only
+    # when there are too many to put into the queries
+    inline = _inline(by_name, by_provider)
+    if inline is None:
+        return Names(keep(by_name), keep(by_provider))
+    return Names(by_name, by_provider, inline)
+
+
+def with_names(c: ir.Table, names: Names) -> ir.Table:
+    """``c`` (any table with ``request_model``, ``response_model`` and ``provider``) with what
+    its names are read as: ``provider_key``, ``model``, ``requested``, ``served_model``, and
+    the parts behind them (``_rq_base``, ``_rq_loc``, ``_rs_base``, ``_rs_loc``)."""
+    if names.inline is not None:
         # the names as constants in the query: a query that reads no name reads none, where a
         # join would read and match every call's names in every query of the view
-        (base, loc), (pkey,) = inline
+        (base, loc), (pkey,) = names.inline
         c = c.mutate(
             _rq_base=_mapped(c.request_model, base),
             _rq_loc=_mapped(c.request_model, loc),
@@ -283,12 +289,40 @@ def calls_of(
             provider_key=_mapped(c.provider, pkey),
         )
     else:
+        by_name, by_provider = names.by_name, names.by_provider
         req = by_name.select(_rq=by_name._key, _rq_base=by_name.base, _rq_loc=by_name.loc)
         resp = by_name.select(_rs=by_name._key, _rs_base=by_name.base, _rs_loc=by_name.loc)
         prov = by_provider.select(_pv=by_provider._key, provider_key=by_provider.key)
         c = c.left_join(req, c.request_model == req._rq)
         c = c.left_join(resp, c.response_model == resp._rs)
         c = c.left_join(prov, c.provider == prov._pv).drop("_rq", "_rs", "_pv")
+    return c.mutate(
+        # model_base_expr(coalesce(response, request)): a name's base is null only when it is
+        model=ibis.coalesce(c._rs_base, c._rq_base),
+        requested=c._rq_base,
+        served_model=c._rs_base,
+    )
+
+
+def calls_of(
+    spans: ir.Table,
+    wrappers: int | None = None,
+    keep: Callable[[ir.Table], ir.Table] | None = None,
+    names: Names | None = None,
+) -> ir.Table:
+    """``calls`` from a span table: the usable spans, or only their ``llm`` rows (which is all
+    this reads). ``wrappers``: see ``model_calls``. ``keep`` computes a small derived table
+    once (the name lookups), for a caller that queries the result as a view many times.
+    ``names``: the lookups, when the caller has made them (``names_of``)."""
+    llm = spans.filter(spans.kind == "llm")
+    c = model_calls(llm, wrappers)
+    if names is None:
+        # the lookups are keyed on every llm span's names, a superset of the calls' (a call
+        # takes missing names from its wrapper, itself an llm span): no second pass over the
+        # calls. The distinct names come from one scan of the spans
+        seen = llm.select("request_model", "response_model", "provider").distinct()
+        names = names_of(seen if keep is None else keep(seen), keep)
+    c = with_names(c, names)
     path_region = ibis.coalesce(c._rq_loc, c._rs_loc)
     queue = c.queue_ms.fill_null(0.0)
     net_derived = c.duration_ms - c.server_ms - queue
@@ -296,10 +330,6 @@ def calls_of(
     gen_ms = c.duration_ms - c.ttft_ms
     region_d = ibis.coalesce(c.region, path_region)
     out = c.mutate(
-        # model_base_expr(coalesce(response, request)): a name's base is null only when it is
-        model=ibis.coalesce(c._rs_base, c._rq_base),
-        requested=c._rq_base,
-        served_model=c._rs_base,
         state=state_expr(c.status),
         region_d=region_d,
         region_key=region_key_expr(region_d),
