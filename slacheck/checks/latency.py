@@ -46,7 +46,7 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering import derive
 from slacheck.metering import metrics as server_metrics
 from slacheck.metering.context import CheckContext, Exclusion, Losses, LossSays
-from slacheck.metering.rank import exact_percent, nearest_rank, order_stats
+from slacheck.metering.rank import bucket, exact_percent, nearest_rank, order_stats
 from slacheck.metering.windowed import examples_by_window
 from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow, window_index_expr
@@ -378,8 +378,10 @@ def check_term(
     passes = _passes(direction, threshold, _inclusive(ctx))
     # a time slice's examples are any of its units; an occurrence's, units beyond the threshold
     t = _compact(units, windows, None if isinstance(term.objective, TimeSliceObjective) else passes)
-    counts = _counts(t, passes, windows)
+    counts, counted = _counts(t, passes, windows)
     chosen = {w.label: choose_point(units, counts.get(w.label, Counts())) for w in windows}
+    if any(p is not None and p.column != "_p" for p, _ in chosen.values()):
+        counted = None  # a window measured at another figure: its values are counted anew
     t = t.filter(t._ex.isnull())  # excluded units are counted above and nowhere else
     t = t.mutate(
         _v=_by_window(
@@ -388,7 +390,7 @@ def check_term(
     )
     t = t.mutate(_worst=t._v if direction is Direction.AT_MOST else -t._v)
     if isinstance(term.objective, OccurrenceObjective):
-        results = _occurrence(ctx, term, term.objective, units, t, windows, counts, chosen)
+        results = _occurrence(ctx, term, term.objective, units, t, windows, counts, chosen, counted)
     else:
         results = _time_slices(ctx, term, term.objective, units, t, windows, counts, chosen)
     return _with_metrics(ctx, term, windows, results)
@@ -589,11 +591,13 @@ def _counts(
     t: ir.Table,
     passes: Callable[[ir.FloatingValue], ir.BooleanValue],
     windows: list[CalendarWindow],
-) -> dict[str, Counts]:
+) -> tuple[dict[str, Counts], ir.Table]:
     """Per window: units not excluded, their states, figure coverage and passing counts, and
-    the excluded units per reason (one query: the rows with a reason give only their count)."""
+    the excluded units per reason (the rows with a reason give only their count). With them,
+    from the same scan of the units: the answered units' contracted figures counted per window
+    (``_win``) and bucket (``_b``, ``rank.bucket``), as ``rank.order_stats`` counts them."""
     ok = _answered(t)
-    agg = t.group_by(["_w", "_ex"]).aggregate(
+    per_bucket = t.group_by(["_w", "_ex", bucket(t._p).name("_b")]).aggregate(
         units=t.count(),
         ok=ok.sum(),
         failed=(t._state == _STATE_CODES["failed"]).sum(),
@@ -606,6 +610,9 @@ def _counts(
         good_f=(ok & passes(t._f)).sum(),
         good_m=(ok & passes(t._m)).sum(),
     )
+    per_bucket = per_bucket.cache()  # a few rows per window and millisecond
+    sums = [c for c in per_bucket.columns if c not in ("_w", "_ex", "_b")]
+    agg = per_bucket.group_by(["_w", "_ex"]).aggregate(**{c: per_bucket[c].sum() for c in sums})
     kept: dict[str, dict[str, int]] = {}
     excluded: dict[str, dict[str, int]] = {}
     for row in agg.to_pyarrow().to_pylist():
@@ -614,10 +621,13 @@ def _counts(
             kept[label] = {k: int(v or 0) for k, v in row.items()}
         else:
             excluded.setdefault(label, {})[str(reason)] = int(row["units"])
-    return {
+    counts = {
         label: Counts(**kept.get(label, {}), excluded=excluded.get(label, {}))
         for label in kept.keys() | excluded.keys()
     }
+    b = per_bucket
+    counted = b.filter(b._ex.isnull() & (b.n_p > 0)).select(_win=b._w, _b=b._b, _n=b.n_p)
+    return counts, counted
 
 
 def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, ...]]:
@@ -700,11 +710,17 @@ def percentile_rank(
 
 
 def _order_stats(
-    t: ir.Table, column: str, wanted: Mapping[str, Iterable[int]], windows: list[CalendarWindow]
+    t: ir.Table,
+    column: str,
+    wanted: Mapping[str, Iterable[int]],
+    windows: list[CalendarWindow],
+    counted: ir.Table | None = None,
 ) -> dict[str, dict[int, float]]:
-    """The values at the given 1-based ranks (ascending) per window, among answered units."""
+    """The values at the given 1-based ranks (ascending) per window, among answered units
+    (``counted``: their values' bucket counts, see ``_counts``)."""
     at = _position(windows)
-    got = order_stats(t.filter(_answered(t)), "_w", column, {at[w]: r for w, r in wanted.items()})
+    want = {at[w]: r for w, r in wanted.items()}
+    got = order_stats(t.filter(_answered(t)), "_w", column, want, counted)
     return {windows[int(i)].label: stats for i, stats in got.items()}
 
 
@@ -717,7 +733,10 @@ def _occurrence(
     windows: list[CalendarWindow],
     counts: dict[str, Counts],
     chosen: dict[str, tuple[Point | None, tuple[Message, ...]]],
+    counted: ir.Table | None = None,
 ) -> list[TermResult]:
+    """``counted``: the contracted figures' bucket counts (``_counts``), when every window is
+    measured at that figure."""
     inclusive = _inclusive(ctx)
     losses = ctx.losses(windows)
     ranks: dict[str, Rank] = {}
@@ -731,7 +750,7 @@ def _occurrence(
             )
         if units.alternative is not None and c.n_a > 0:
             alt_ranks[w.label] = percentile_rank(c.n_a, obj.percentile, obj.method, obj.direction)
-    stats = _order_stats(t, "_v", {k: r.ranks for k, r in ranks.items()}, windows)
+    stats = _order_stats(t, "_v", {k: r.ranks for k, r in ranks.items()}, windows, counted)
     alt_stats = _order_stats(t, "_a", {k: r.ranks for k, r in alt_ranks.items()}, windows)
     unit = _unit(term)
     results: list[TermResult] = []

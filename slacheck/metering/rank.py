@@ -31,7 +31,11 @@ _BUCKET_CLIP = 1e15
 
 
 def order_stats(
-    t: ir.Table, window: str, column: str, wanted: Mapping[Any, Iterable[int]]
+    t: ir.Table,
+    window: str,
+    column: str,
+    wanted: Mapping[Any, Iterable[int]],
+    counted: ir.Table | None = None,
 ) -> dict[Any, dict[int, float]]:
     """The values of ``column`` at the given 1-based ranks (ascending, nulls left out) in each
     window (keys in column ``window``: labels or small integers, as ``wanted`` has them): a few
@@ -40,12 +44,18 @@ def order_stats(
     Exact, without sorting every value: the values are counted per window and unit bucket
     (``floor``, monotonic, so every value of a lower bucket is smaller), running totals over
     those few buckets say which bucket holds each wanted rank and how many values lie below
-    it, and only the values of those buckets are ranked."""
+    it, and only the values of those buckets are ranked.
+
+    ``counted``: those counts when the caller has them already (``_win``, ``_b`` = ``bucket``
+    of the column, ``_n``), from a query it makes anyway: the values are then read only once."""
     want = {w: sorted({int(r) for r in ranks}) for w, ranks in wanted.items()}
     want = {w: ranks for w, ranks in want.items() if ranks}
     if not want:
         return {}
-    v, b = _buckets(t.filter(t[window].isin(sorted(want))), window, column)
+    keys = sorted(want)
+    if counted is not None:
+        counted = counted.filter(counted._win.isin(keys))
+    v, b = _buckets(t.filter(t[window].isin(keys)), window, column, counted)
     hit = _any(
         (b._win == w) & (b._hi - b._n < k) & (b._hi >= k)
         for w, ranks in want.items()
@@ -78,13 +88,22 @@ def nearest_rank_by_window(
     return {w: stats[w][ranks[0]] for w, ranks in want.items() if ranks[0] in stats.get(w, {})}
 
 
-def _buckets(t: ir.Table, window: str, column: str) -> tuple[ir.Table, ir.Table]:
+def bucket(v: ir.FloatingValue) -> ir.IntegerValue:
+    """A value's bucket: its floor, clipped to ±``_BUCKET_CLIP`` (monotonic in the value)."""
+    return ibis.greatest(ibis.least(v, _BUCKET_CLIP), -_BUCKET_CLIP).floor()
+
+
+def _buckets(
+    t: ir.Table, window: str, column: str, counted: ir.Table | None = None
+) -> tuple[ir.Table, ir.Table]:
     """The non-null values (``_win``, ``_val``, bucket ``_b``) and their counts per window and
-    bucket (``_n``) with the running total up to each bucket (``_hi``)."""
+    bucket (``_n``; ``counted`` when given) with the running total up to each bucket (``_hi``)."""
     v = t.filter(t[column].notnull())
-    bucket = ibis.greatest(ibis.least(v[column], _BUCKET_CLIP), -_BUCKET_CLIP).floor()
-    v = v.select(_win=v[window], _val=v[column], _b=bucket)
-    b = v.group_by(["_win", "_b"]).aggregate(_n=v.count())
+    v = v.select(_win=v[window], _val=v[column], _b=bucket(v[column]))
+    if counted is None:
+        b = v.group_by(["_win", "_b"]).aggregate(_n=v.count())
+    else:
+        b = counted.select("_win", "_b", "_n")
     b = b.mutate(_hi=b._n.sum().over(ibis.cumulative_window(group_by=b._win, order_by=b._b)))
     return v, b
 
