@@ -20,6 +20,7 @@ from slacheck.match.fields import check_fields
 from slacheck.metering.context import Metering
 from slacheck.trace import schema
 from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.schema import QUARTER_HOUR_US
 from slacheck.verdict import TermResult
 from slacheck.windows import parse_period
 
@@ -702,12 +703,13 @@ def test_what_ingestion_learns_never_changes_a_result(
     inline: bool,
     by_endpoint: bool,
 ) -> None:
-    """Ingestion records the spans' extent, the wrapper count and whether every row is usable;
-    the metering layer then reads the input as a view, skips the unwrapping join and counts the
-    calls per quarter hour from their names. Forgetting those facts (the general path: classify
-    every row, look for wrappers) gives the same results, term by term, and the facts are what
-    the trace holds. Some calls carry other names, so the scope (providers and models, and
-    endpoints when ``by_endpoint``) leaves some out and cannot decide on others."""
+    """Ingestion records the spans' extent, the wrapper count, whether every row is usable and
+    the llm spans per quarter hour and names; the metering layer then reads the input as a
+    view, skips the unwrapping join and reads coverage and name lookups from those counts.
+    Forgetting those facts (the general path: classify every row, look for wrappers) gives
+    the same results, term by term, and the facts are what the trace holds. Some calls carry
+    other names, so the scope (providers and models, and endpoints when ``by_endpoint``)
+    leaves some out and cannot decide on others."""
     import dataclasses
     from unittest import mock
 
@@ -741,7 +743,18 @@ def test_what_ingestion_learns_never_changes_a_result(
     assert t.plain == (malformed == 0)
     used = t.spans.aggregate(lo=t.spans.start_us.min(), hi=t.spans.end_us.max()).execute()
     assert t.extent == (int(used["lo"][0]), int(used["hi"][0]))
-    general = dataclasses.replace(t, extent=None, llm_wrappers=None, plain=False)
+    # the llm spans per quarter hour and names, counted directly
+    assert t.llm_by_quarter is not None
+    names = ["request_model", "response_model", "provider", "endpoint"]
+    direct = llm.group_by([(llm.start_us // QUARTER_HOUR_US).name("q"), *names]).aggregate(
+        n=llm.count(), lo=llm.start_us.min(), hi=llm.start_us.max()
+    )
+    assert sorted(map(repr, t.llm_by_quarter.to_pyarrow().to_pylist())) == sorted(
+        map(repr, direct.select("q", *names, "n", "lo", "hi").to_pyarrow().to_pylist())
+    )
+    general = dataclasses.replace(
+        t, extent=None, llm_wrappers=None, plain=False, llm_by_quarter=None
+    )
     text = (STARTERS / "demo.yaml").read_text(encoding="utf-8")
     text = text.replace("Asia/Shanghai", zone)
     if by_endpoint:

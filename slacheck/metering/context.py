@@ -37,6 +37,7 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
 from slacheck.metering.metrics import MetricsEvidence
 from slacheck.trace.ingest import Traces
+from slacheck.trace.schema import QUARTER_HOUR_US
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import (
     COVER_SLACK_US,
@@ -50,7 +51,7 @@ from slacheck.windows import (
     windows_for,
 )
 
-_QUARTER_HOUR = 15 * 60_000_000
+_QUARTER_HOUR = QUARTER_HOUR_US
 _YEAR_2200_US = 7_258_118_400_000_000  # beyond any timestamp ingestion keeps
 _EPOCH = dt.date(1970, 1, 1)
 #: span columns that say where a row came from: long strings no consumer of calls reads
@@ -208,8 +209,11 @@ class Metering:
     def _by_name(self) -> ir.Table:
         """Where ``calls`` is a view: the calls (the llm spans) counted per UTC quarter hour and
         the names the contract's scope reads (models, provider, endpoint when it lists any),
-        with their first and last start. Kept in the engine; one scan serves both the name
-        lookups (``_names``) and the quarter-hour counts (``_quarters``)."""
+        with their first and last start. From ingestion's pass where it counted them
+        (``Traces.llm_by_quarter``), else kept in the engine from one scan; either serves
+        both the name lookups (``_names``) and the quarter-hour counts (``_quarters``)."""
+        if self.traces.llm_by_quarter is not None:
+            return self.traces.llm_by_quarter
         c = self._llm
         c = c.filter(c.start_us.notnull())
         keys = ["request_model", "response_model", "provider"]

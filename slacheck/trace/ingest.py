@@ -20,7 +20,13 @@ from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem
 from slacheck.trace.remote import is_url, read_urls
-from slacheck.trace.schema import PLAUSIBLE_US, WITHIN_SPAN_MS, WITHIN_SPAN_SLACK_MS, SetAside
+from slacheck.trace.schema import (
+    PLAUSIBLE_US,
+    QUARTER_HOUR_US,
+    WITHIN_SPAN_MS,
+    WITHIN_SPAN_SLACK_MS,
+    SetAside,
+)
 from slacheck.trace.tabular import (
     Mapping,
     builtin_mapping,
@@ -100,6 +106,11 @@ class Traces:
     #: ``spans`` is the input as read, no row filtered or joined (nothing was set aside, no
     #: duplicate, no orphan): a query of it costs one scan of the columns it reads
     plain: bool = field(default=False, compare=False)
+    #: the usable llm spans counted per UTC quarter hour (``q``) and names (``request_model``,
+    #: ``response_model``, ``provider``, ``endpoint``), with their first and last start (``lo``,
+    #: ``hi``): a few rows per quarter hour, from the pass that classifies every row (DuckDB;
+    #: None on Spark, where it would cost a pass of its own)
+    llm_by_quarter: ir.Table | None = field(default=None, repr=False, compare=False)
 
     @property
     def engine(self) -> Engine:
@@ -541,9 +552,39 @@ def _quality(
     # Rows read are counted on the input itself, the rest in one pass over the classified rows:
     # a join that duplicated or lost rows would break the accounting check below.
     rows_read = int(raw.count().execute())
-    groups = t.group_by(reason=t._reason).aggregate(
-        n=t.count(), orphans=t.orphan.sum(), lo=t.start_us.min(), hi=t.end_us.max()
-    )
+    by_quarter = None
+    if engine_of(session.backend) is Engine.DUCKDB:
+        # the same pass counts the usable llm spans per quarter hour and names: the metering
+        # layer's coverage, local days, effective-period counts and name lookups read those
+        # few rows instead of scanning the calls again
+        call = t._reason.isnull() & (t.kind == "llm")
+        keys = {
+            "reason": t._reason,
+            "q": ibis.ifelse(call, t.start_us // QUARTER_HOUR_US, None),
+            **{f: ibis.ifelse(call, t[f], None) for f in _CALL_NAMES},
+        }
+        detail = session.materialise(
+            t.group_by(**keys).aggregate(
+                n=t.count(),
+                orphans=t.orphan.sum(),
+                lo=t.start_us.min(),
+                hi=t.start_us.max(),
+                end=t.end_us.max(),
+            )
+        )
+        by_quarter = detail.filter(detail.reason.isnull() & detail.q.notnull()).select(
+            "q", *_CALL_NAMES, "n", "lo", "hi"
+        )
+        groups = detail.group_by("reason").aggregate(
+            n=detail.n.sum(),
+            orphans=detail.orphans.sum(),
+            lo=detail.lo.min(),
+            hi=detail.end.max(),
+        )
+    else:
+        groups = t.group_by(reason=t._reason).aggregate(
+            n=t.count(), orphans=t.orphan.sum(), lo=t.start_us.min(), hi=t.end_us.max()
+        )
     set_aside: dict[str, int] = {}
     rows_used = orphans = 0
     extent: tuple[int | None, int | None] = (None, None)
@@ -592,7 +633,12 @@ def _quality(
         extent=extent,
         llm_wrappers=found.wrappers,
         plain=plain,
+        llm_by_quarter=by_quarter,
     )
+
+
+#: what a model call is named by (``Traces.llm_by_quarter``)
+_CALL_NAMES = ("request_model", "response_model", "provider", "endpoint")
 
 
 def _rows(t: ir.Table) -> list[tuple[Any, ...]]:

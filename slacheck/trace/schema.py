@@ -50,6 +50,10 @@ class SetAside(StrEnum):
 #: One span dated in year 3000 would otherwise stretch every window list to a millennium.
 PLAUSIBLE_US: tuple[int, int] = (0, 7_258_118_400_000_000)
 
+#: A quarter hour in µs: every time zone's offset is a whole number of them, so a local
+#: midnight (a window's edge) falls on one; model calls are counted per UTC quarter hour.
+QUARTER_HOUR_US = 15 * 60_000_000
+
 
 #: Measurements that happen inside a span, so none can be negative or exceed the span itself.
 WITHIN_SPAN_MS: tuple[str, ...] = ("ttft_ms", "server_ms", "queue_ms", "network_ms")
