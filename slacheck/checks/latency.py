@@ -378,7 +378,7 @@ def check_term(
     passes = _passes(direction, threshold, _inclusive(ctx))
     # a time slice's examples are any of its units; an occurrence's, units beyond the threshold
     t = _compact(units, windows, None if isinstance(term.objective, TimeSliceObjective) else passes)
-    counts, counted = _counts(t, passes, windows)
+    counts, counted = _counts(t, units, passes, windows)
     chosen = {w.label: choose_point(units, counts.get(w.label, Counts())) for w in windows}
     if any(p is not None and p.column != "_p" for p, _ in chosen.values()):
         counted = None  # a window measured at another figure: its values are counted anew
@@ -589,45 +589,80 @@ def _inclusive(ctx: CheckContext) -> bool:
 
 def _counts(
     t: ir.Table,
+    units: Units,
     passes: Callable[[ir.FloatingValue], ir.BooleanValue],
     windows: list[CalendarWindow],
 ) -> tuple[dict[str, Counts], ir.Table]:
     """Per window: units not excluded, their states, figure coverage and passing counts, and
-    the excluded units per reason (the rows with a reason give only their count). With them,
-    from the same scan of the units: the answered units' contracted figures counted per window
-    (``_win``) and bucket (``_b``, ``rank.bucket``), as ``rank.order_stats`` counts them."""
-    ok = _answered(t)
-    per_bucket = t.group_by(["_w", "_ex", bucket(t._p).name("_b")]).aggregate(
-        units=t.count(),
-        ok=ok.sum(),
-        failed=(t._state == _STATE_CODES["failed"]).sum(),
-        unknown=(t._state == _STATE_CODES["unknown"]).sum(),
-        n_p=(ok & t._p.notnull()).sum(),
-        n_f=(ok & t._f.notnull()).sum(),
-        n_a=(ok & t._a.notnull()).sum(),
-        n_m=(ok & t._m.notnull()).sum(),
-        good_p=(ok & passes(t._p)).sum(),
-        good_f=(ok & passes(t._f)).sum(),
-        good_m=(ok & passes(t._m)).sum(),
+    the excluded units per reason. With them, from the same scan of the units: the answered
+    units' contracted figures counted per window (``_win``) and bucket (``_b``,
+    ``rank.bucket``), as ``rank.order_stats`` counts them.
+
+    The units are counted per window, exclusion, state and bucket of the contracted figure
+    (null when it is missing), so most counts are sums of those groups' sizes; only what a
+    bucket cannot say is summed per unit: passing the threshold, and the stand-in's and the
+    alternative's figures where the term has them."""
+    per_unit: dict[str, ir.Value] = {"n": t.count(), "good_p": passes(t._p).sum()}
+    if units.fallback is not None:
+        per_unit |= {
+            "n_f": t._f.notnull().sum(),
+            "n_m": t._m.notnull().sum(),
+            "good_f": passes(t._f).sum(),
+            "good_m": passes(t._m).sum(),
+        }
+    if units.alternative is not None:
+        per_unit["n_a"] = t._a.notnull().sum()
+    b = t.group_by(["_w", "_ex", "_state", bucket(t._p).name("_b")]).aggregate(**per_unit)
+    b = b.cache()  # a few rows per window, state and millisecond
+    summed = b.group_by(["_w", "_ex", "_state", b._b.notnull().name("_has_p")]).aggregate(
+        **{c: b[c].sum() for c in per_unit}
     )
-    per_bucket = per_bucket.cache()  # a few rows per window and millisecond
-    sums = [c for c in per_bucket.columns if c not in ("_w", "_ex", "_b")]
-    agg = per_bucket.group_by(["_w", "_ex"]).aggregate(**{c: per_bucket[c].sum() for c in sums})
     kept: dict[str, dict[str, int]] = {}
     excluded: dict[str, dict[str, int]] = {}
-    for row in agg.to_pyarrow().to_pylist():
-        label, reason = windows[int(row.pop("_w"))].label, row.pop("_ex")
-        if reason is None:
-            kept[label] = {k: int(v or 0) for k, v in row.items()}
-        else:
-            excluded.setdefault(label, {})[str(reason)] = int(row["units"])
+    for row in summed.to_pyarrow().to_pylist():
+        label, reason, n = windows[int(row["_w"])].label, row["_ex"], int(row["n"])
+        if reason is not None:
+            ex = excluded.setdefault(label, {})
+            ex[str(reason)] = ex.get(str(reason), 0) + n
+            continue
+        c = kept.setdefault(label, dict.fromkeys(_COUNTED, 0))
+        c["units"] += n
+        state = int(row["_state"])
+        if state == _STATE_CODES["failed"]:
+            c["failed"] += n
+            continue
+        if state == _STATE_CODES["unknown"]:
+            c["unknown"] += n
+        c["ok"] += n
+        c["n_p"] += n if row["_has_p"] else 0
+        for k in ("good_p", "n_f", "n_m", "good_f", "good_m", "n_a"):
+            c[k] += int(row.get(k) or 0)
+    for c in kept.values():
+        if units.fallback is None:  # no stand-in: _m is _p
+            c["n_m"], c["good_m"] = c["n_p"], c["good_p"]
     counts = {
         label: Counts(**kept.get(label, {}), excluded=excluded.get(label, {}))
         for label in kept.keys() | excluded.keys()
     }
-    b = per_bucket
-    counted = b.filter(b._ex.isnull() & (b.n_p > 0)).select(_win=b._w, _b=b._b, _n=b.n_p)
+    mine = b.filter(b._ex.isnull() & b._state.isin(_ANSWERED_CODES) & b._b.notnull())
+    counted = mine.group_by(_win=mine._w, _b=mine._b).aggregate(_n=mine.n.sum())
     return counts, counted
+
+
+#: the per-window counts of ``Counts`` (all but ``excluded``)
+_COUNTED = (
+    "units",
+    "ok",
+    "failed",
+    "unknown",
+    "n_p",
+    "n_f",
+    "n_a",
+    "n_m",
+    "good_p",
+    "good_f",
+    "good_m",
+)
 
 
 def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, ...]]:

@@ -89,8 +89,10 @@ def nearest_rank_by_window(
 
 
 def bucket(v: ir.FloatingValue) -> ir.IntegerValue:
-    """A value's bucket: its floor, clipped to ±``_BUCKET_CLIP`` (monotonic in the value)."""
-    return ibis.greatest(ibis.least(v, _BUCKET_CLIP), -_BUCKET_CLIP).floor()
+    """A value's bucket: its floor, clipped to ±``_BUCKET_CLIP`` (monotonic in the value); null
+    for null (the engines' ``least`` and ``greatest`` skip a null argument)."""
+    clipped = ibis.greatest(ibis.least(v, _BUCKET_CLIP), -_BUCKET_CLIP).floor()
+    return ibis.ifelse(v.notnull(), clipped, ibis.null().cast(clipped.type()))
 
 
 def _buckets(
