@@ -677,20 +677,24 @@ def _flags(session: EngineSession, clean: ir.Table) -> _Found:
     # per key: how many spans hold it (n), and whether an llm span holds it while an llm span
     # names it as its parent (wraps). Two 0/1 columns with a max each: at 10⁸ spans the
     # aggregate must spill, and these states spill (an `any` over one packed column did not)
-    llm = (keyed.kind == "llm").fill_null(False).cast("int64")
+    # The states are kept small (a count, two one-byte maxima): a 64-bit sum's state is a
+    # 128-bit integer, and at 10⁷ spans under DuckDB's 1 GB bound the larger states sometimes
+    # failed to allocate before spilling
+    llm = (keyed.kind == "llm").fill_null(False).cast("int8")
     own = keyed.select(
-        k=keyed._k, own=ibis.literal(1, "int64"), llm_own=llm, llm_ref=ibis.literal(0, "int64")
+        k=keyed._k, own=ibis.literal(True), llm_own=llm, llm_ref=ibis.literal(0, "int8")
     )
     child = keyed.filter(keyed.parent_span_id.notnull())
     ref = child.select(
         k=child._p,
-        own=ibis.literal(0, "int64"),
-        llm_own=ibis.literal(0, "int64"),
-        llm_ref=(child.kind == "llm").fill_null(False).cast("int64"),
+        own=ibis.literal(False),
+        llm_own=ibis.literal(0, "int8"),
+        llm_ref=(child.kind == "llm").fill_null(False).cast("int8"),
     )
     keys = ibis.union(own, ref, distinct=False)
     held = keys.group_by("k").aggregate(
-        n=keys.own.sum(), wraps=keys.llm_own.max() * keys.llm_ref.max()
+        n=keys.count(where=keys.own),
+        wraps=keys.llm_own.max().cast("int64") * keys.llm_ref.max().cast("int64"),
     )
     suspects = session.materialise(held.filter((held.n != 1) | (held.wraps > 0)))
     counts = suspects.aggregate(
