@@ -189,7 +189,12 @@ class Metering:
         wrappers = self.traces.llm_wrappers
         llm = self._llm
         if self.calls_are_view:
-            return derive.calls_of(llm, wrappers, keep=self._table, names=self._names)
+            calls = derive.calls_of(llm, wrappers, keep=self._table, names=self._names)
+            # a view in the engine, under a name: what each query then compiles is its own
+            # few steps, not the derivation's long chain again (the engine expands the view
+            # and reads the columns each query uses, as before)
+            session = self.traces.session
+            return calls if session is None else session.view(calls)
         # the llm spans are copied first: the derivation joins them with themselves, and each
         # read of the span view scans and classifies every row of the input again
         if wrappers != 0:
