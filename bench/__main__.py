@@ -80,7 +80,13 @@ def _run(step: str, path: Path) -> dict[str, Any]:
 
 
 def _startup(args: list[str]) -> float:
-    """The best of five wall times of ``slacheck ARGS`` (interpreter start included)."""
+    """The best of five wall times of ``slacheck ARGS`` (interpreter start included), with the
+    package's bytecode compiled, as an installed package has it: where the environment sets
+    PYTHONDONTWRITEBYTECODE every run would compile slacheck's own modules again (about 0.05 s
+    of `validate`), which no installed copy does."""
+    import compileall
+
+    compileall.compile_dir(ROOT / "slacheck", quiet=1)
     exe = Path(sys.executable).with_name("slacheck")
     best = float("inf")
     for _ in range(5):

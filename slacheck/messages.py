@@ -327,6 +327,10 @@ class _Formatter(string.Formatter):
             return format_decimal(x, format=pattern, locale=self.locale)
         if spec:
             raise ValueError(f"unknown format spec {spec!r} for a number")
+        if isinstance(x, int) and -1000 < x < 1000:
+            # below a thousand no locale here groups digits, so Babel's locale data (about a
+            # twentieth of a second to load, most of `validate`'s start-up) is not needed
+            return str(x)
         # up to six significant digits, float noise trimmed: 99.95 → "99.95", 128000 → "128,000"
         trimmed = float(f"{x:.6g}") if isinstance(x, float) else x
         return format_decimal(trimmed, format="#,##0.######", locale=self.locale)

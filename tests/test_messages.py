@@ -19,6 +19,9 @@ from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+from hypothesis import given
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 import slacheck.budget
@@ -40,8 +43,10 @@ from slacheck.evaluate import evaluate
 from slacheck.match.fields import DERIVABLE_NOW, SCHEMA_CHANGE, FieldSays, check_fields
 from slacheck.messages import (
     LANGUAGES,
+    LOCALES,
     Message,
     MessageCode,
+    format_number,
     placeholders,
     plural_forms,
     render,
@@ -197,6 +202,13 @@ def test_numbers_follow_the_locale() -> None:
     says = slacheck.contract.review.Says
     assert render(says.MINUTES(n=128000), "en") == "128,000 min"
     assert render(says.MINUTES(n=99.95), "zh") == "99.95 分钟"
+
+
+@given(st.integers(min_value=-2000, max_value=2000), st.sampled_from(sorted(LOCALES)))
+def test_small_integers_read_as_babel_writes_them(n: int, lang: str) -> None:
+    # the formatter writes an integer under a thousand without Babel; it must agree with it
+    expected = format_decimal(n, format="#,##0.######", locale=LOCALES[lang])
+    assert format_number(n, lang) == expected
 
 
 def test_lists_join_in_the_language() -> None:
