@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from importlib import resources
 
 import pytest
 
 from slacheck.contract.load import load_contract_text
-from slacheck.contract.model import Contract, TimeSliceObjective
+from slacheck.checks.latency import check_term, period_values
+from slacheck.contract.model import Contract, OccurrenceObjective, TimeSliceObjective
+from slacheck.metering.context import CheckContext
 from slacheck.evaluate import evaluate
 from slacheck.render import charts
 from slacheck.render.documents import (
@@ -19,7 +22,7 @@ from slacheck.render.documents import (
 )
 from slacheck.render.format import Formatter
 from slacheck.trace.generate import TrafficProfile, generate, write
-from slacheck.trace.ingest import ingest
+from slacheck.trace.ingest import Traces, ingest
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +32,15 @@ def demo_contract() -> Contract:
 
 
 @pytest.fixture(scope="module")
-def inputs(demo_contract: Contract, tmp_path_factory: pytest.TempPathFactory) -> ReportInputs:
+def traces(tmp_path_factory: pytest.TempPathFactory) -> Traces:
     path = tmp_path_factory.mktemp("charts") / "traffic.parquet"
     start = dt.datetime(2026, 6, 30, 16, tzinfo=dt.UTC)
     write(generate(TrafficProfile(tasks=600, days=31, seed=3, start=start)), path, "parquet")
-    traces = ingest([path])
+    return ingest([path])
+
+
+@pytest.fixture(scope="module")
+def inputs(demo_contract: Contract, traces: Traces) -> ReportInputs:
     return prepare_report(
         demo_contract,
         traces,
@@ -113,3 +120,29 @@ def test_every_chart_axis_names_its_unit(inputs: ReportInputs) -> None:
     for d in inputs.distributions:
         svg = charts.latency_distribution(d, fmt)
         assert ("tasks (n =" in svg) or ("calls (n =" in svg)
+
+
+def test_a_distribution_holds_the_figures_its_window_counts(
+    demo_contract: Contract, traces: Traces
+) -> None:
+    # a chart's figures over one window are the check's units for that window: as many as it
+    # counts, read at the point it reports, with its nearest-rank value at rank k
+    ctx = CheckContext(demo_contract, traces)
+    compared = 0
+    for term in demo_contract.latency:
+        obj = term.objective
+        for window, result in zip(ctx.windows(term.window), check_term(ctx, term), strict=True):
+            assert result.window == window.label
+            figures = period_values(ctx, term, window.start_us, window.end_us)
+            if figures.point is None:
+                assert figures.values.size == 0 and result.observed is None
+                continue
+            assert figures.point.name == result.measured_at
+            assert list(figures.values) == sorted(figures.values)
+            if not isinstance(obj, OccurrenceObjective) or result.observed is None:
+                continue
+            assert figures.values.size == result.total
+            k = math.ceil(obj.percentile / 100 * result.total)
+            assert figures.values[k - 1] == result.observed
+            compared += 1
+    assert compared

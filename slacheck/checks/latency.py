@@ -29,6 +29,8 @@ from typing import Any
 
 import ibis
 import ibis.expr.types as ir
+import numpy as np
+import numpy.typing as npt
 
 from slacheck.checks.registry import check
 from slacheck.contract.model import (
@@ -703,6 +705,49 @@ def choose_point(units: Units, c: Counts) -> tuple[Point | None, tuple[Message, 
             ),
         )
     return None, ()
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodValues:
+    """A latency term's figures over a span of time, read as the check reads a window: the
+    answered units that no exclusion removes, at the point ``choose_point`` picks for them."""
+
+    #: the figures, ascending (milliseconds, or tokens per second)
+    values: npt.NDArray[np.float64]
+    #: where they were read; None when no answered unit has a figure
+    point: Point | None
+    #: "upper" or "lower" (a stand-in's bound on every figure), "mixed" (each unit's own
+    #: contracted figure where it has one, else its stand-in's bound) or None (exact figures)
+    bound: str | None
+
+
+def period_values(
+    ctx: CheckContext, term: LatencyTerm, start_us: int, end_us: int, calls: ir.Table | None = None
+) -> PeriodValues:
+    """``term``'s figures for units starting in [start_us, end_us), for a chart of their
+    distribution: the same units, states, exclusions and point choice as the check's count of a
+    window, so a chart cannot show figures the verdict did not count."""
+    units = term_units(ctx, term, call_base(ctx) if calls is None else calls)
+    t = units.table
+    t = t.filter(
+        t._state.isin(_ANSWERED) & t._ex.isnull() & (t.start_us >= start_us) & (t.start_us < end_us)
+    )
+    cols = t.select("_p", "_f", "_m").to_pyarrow()
+    ok = cols.num_rows
+    counts = Counts(
+        units=ok,
+        ok=ok,
+        n_p=ok - cols.column("_p").null_count,
+        n_f=ok - cols.column("_f").null_count,
+        n_m=ok - cols.column("_m").null_count,
+    )
+    point, _ = choose_point(units, counts)
+    if point is None:
+        return PeriodValues(np.empty(0, dtype=np.float64), None, None)
+    column = cols.column(point.column).drop_null()
+    values = np.sort(column.to_numpy(zero_copy_only=False).astype(np.float64))
+    bound = "mixed" if point.mixed else None if point.bound is None else str(point.bound)
+    return PeriodValues(values, point, bound)
 
 
 def _by_window(
@@ -1478,6 +1523,7 @@ __all__ = [
     "Bound",
     "Counts",
     "LatencySays",
+    "PeriodValues",
     "Point",
     "Rank",
     "Units",
@@ -1487,6 +1533,7 @@ __all__ = [
     "decide",
     "latency",
     "percentile_rank",
+    "period_values",
     "spanned_slices",
     "term_units",
 ]

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-import numpy as np
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
@@ -776,12 +775,9 @@ def prepare_report(
 
 
 def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Distribution, ...]:
-    """Per latency term: its ok, non-excluded units' values in the period (sorted).
-
-    Read at the contracted point when every unit has it, else at the later point the check
-    falls back to (an upper bound), as ``checks.latency.choose_point`` does per window.
-    """
-    from slacheck.checks.latency import call_base, term_units
+    """Per latency term: its figures in the period, as the check counts a window's
+    (``checks.latency.period_values``: same units, states, exclusions and point)."""
+    from slacheck.checks.latency import call_base, period_values
 
     contract: Contract = ctx.contract
     if not contract.latency or ctx.period is None:
@@ -790,31 +786,15 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
     w = ctx.period
     out: list[charts.Distribution] = []
     for term in contract.latency:
-        units = term_units(ctx, term, base)
-        t = units.table
-        t = t.filter(
-            t._state.isin(["ok", "unknown"])  # answered, as the check measures
-            & t._ex.isnull()
-            & (t.start_us >= w.start_us)
-            & (t.start_us < w.end_us)
+        figures = period_values(ctx, term, w.start_us, w.end_us, base)
+        point_name = (
+            figures.point.name if figures.point is not None else term.measurement_point.value
         )
-        # the figures the check counts: each unit's own contracted value, else its bound
-        cols = t.select("_p", "_m").to_pyarrow()
-        exact = cols.column("_p").drop_null()
-        values = np.sort(
-            cols.column("_m").drop_null().to_numpy(zero_copy_only=False).astype(np.float64)
-        )
-        mixed = 0 < len(exact) < values.size
-        use_fallback = units.fallback is not None and len(exact) == 0 and values.size > 0
-        point = units.fallback if use_fallback and units.fallback else units.primary
-        bound = None
-        if units.fallback is not None and units.fallback.bound is not None:
-            bound = "mixed" if mixed else str(units.fallback.bound) if use_fallback else None
         obj = term.objective
         monthly = tuple(
             (r.window, float(r.observed))
             for r in sorted(results, key=lambda r: r.window)
-            if r.term_id == term.id and r.observed is not None and r.measured_at == point.name
+            if r.term_id == term.id and r.observed is not None and r.measured_at == point_name
         )
         tps = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
         if not isinstance(obj, OccurrenceObjective):
@@ -823,13 +803,13 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
         out.append(
             charts.Distribution(
                 term_id=term.id,
-                values=values,
+                values=figures.values,
                 threshold=obj.threshold,
                 at_most=obj.direction is Direction.AT_MOST,
                 unit="tokens/s" if tps else "ms",
                 percentile=obj.percentile if isinstance(obj, OccurrenceObjective) else None,
-                measured_at=point.name,
-                bound=bound,
+                measured_at=point_name,
+                bound=figures.bound,
                 monthly=monthly,
                 unit_word="tasks"
                 if term.measurement_point is MeasurementPoint.TASK_END_TO_END
