@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -227,3 +228,56 @@ def test_langfuse_csv_export_needs_no_mapping(tmp_path: Path) -> None:
     # durations from the timestamps, whatever unit `latency` was in
     assert list(df["duration_ms"]) == [10722.0, 1500.0, 50.0]
     assert list(df["status"]) == ["ok", "ok", "error"]
+
+
+def _ingest_in_parts(path: Path, parts: int, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Any:
+    # the id pass as it runs after DuckDB ran out of memory: its keys in `parts` aggregates
+    import slacheck.trace.ingest as ingest_module
+
+    with monkeypatch.context() as m:
+        m.setattr(ingest_module, "_ID_PASS_PARTS", (parts,))
+        return ingest([path], **kw)
+
+
+def _flagged(traces: Any) -> list[tuple[Any, ...]]:
+    t = traces.spans
+    cols = ["task_id", "span_id", "start_us", "orphan"]
+    return sorted(tuple(r) for r in t.select(cols).to_pyarrow().to_pylist() for r in [r.values()])
+
+
+@pytest.fixture
+def suspects_trace(generated_parquet: Path, tmp_path: Path) -> Path:
+    """The generated trace with wrapper llm spans and orphans besides its duplicate."""
+    from tests.test_metering import _wrap_some
+
+    wrapped, _ = _wrap_some(pq.read_table(generated_parquet), every=5)
+    rows = wrapped.to_pylist()
+    for r in rows[::97]:  # some spans whose parent is not in the trace
+        r["parent_span_id"] = f"gone-{r['span_id']}"
+    path = tmp_path / "wrapped.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=wrapped.schema), path)
+    return path
+
+
+@pytest.mark.parametrize("parts", [2, 3, 16])
+def test_the_id_pass_in_parts_finds_what_the_one_pass_finds(
+    suspects_trace: Path, parts: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = ingest([suspects_trace])
+    split = _ingest_in_parts(suspects_trace, parts, monkeypatch)
+    assert whole.quality.orphans > 10 and whole.quality.set_aside["duplicate_span_id"] > 0
+    assert whole.llm_wrappers > 100
+    assert split.quality.to_dict() == whole.quality.to_dict()
+    assert split.llm_wrappers == whole.llm_wrappers
+    assert _flagged(split) == _flagged(whole)
+
+
+@pytest.mark.spark
+def test_the_id_pass_in_parts_on_spark(
+    suspects_trace: Path, spark_backend: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Spark's 64-bit keys are signed: a part is a remainder in [0, parts) all the same
+    whole = ingest([suspects_trace])
+    split = _ingest_in_parts(suspects_trace, 3, monkeypatch, backend=spark_backend)
+    assert split.quality.to_dict() == whole.quality.to_dict()
+    assert split.llm_wrappers == whole.llm_wrappers

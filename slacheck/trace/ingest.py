@@ -692,11 +692,7 @@ def _flags(session: EngineSession, clean: ir.Table) -> _Found:
         llm_ref=(child.kind == "llm").fill_null(False).cast("int8"),
     )
     keys = ibis.union(own, ref, distinct=False)
-    held = keys.group_by("k").aggregate(
-        n=keys.count(where=keys.own),
-        wraps=keys.llm_own.max().cast("int64") * keys.llm_ref.max().cast("int64"),
-    )
-    suspects = session.materialise(held.filter((held.n != 1) | (held.wraps > 0)))
+    suspects = _suspect_keys(session, keys)
     counts = suspects.aggregate(
         d=(suspects.n > 1).cast("int64").sum(),
         m=(suspects.n == 0).cast("int64").sum(),
@@ -743,6 +739,55 @@ def _flags(session: EngineSession, clean: ir.Table) -> _Found:
     flags = session.materialise(small)
     session.drop(suspects)
     return _Found(flags, wrappers)
+
+
+#: how many passes the id pass may split its keys into: at 10⁸ spans under DuckDB's 1 GB
+#: bound its one spilling aggregate usually completes, but not always (in one of two runs it
+#: failed to allocate a block); with a part of the keys per pass each aggregate spills less
+_ID_PASS_PARTS = (1, 4, 16)
+
+
+def _suspect_keys(session: EngineSession, keys: ir.Table) -> ir.Table:
+    """The keys held by other than exactly one span, or held by an llm span that another
+    llm span names as its parent, as a small table (k, n, wraps).
+
+    One aggregate over every key; where DuckDB runs out of memory in it, again in parts (the
+    keys whose remainder modulo ``parts`` is 0, 1, …, one aggregate each), each part's suspects
+    kept and their union returned. The parts hold disjoint keys, so the union is the same table
+    the one aggregate gives; only the time differs (each part reads the rows again)."""
+    for parts in _ID_PASS_PARTS:
+        try:
+            return _suspect_keys_in_parts(session, keys, parts)
+        except duckdb.OutOfMemoryException:
+            if parts == _ID_PASS_PARTS[-1]:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _suspect_keys_in_parts(session: EngineSession, keys: ir.Table, parts: int) -> ir.Table:
+    """``_suspect_keys`` in ``parts`` aggregates (1: one over every key)."""
+    found: list[ir.Table] = []
+    try:
+        for part in range(parts):
+            some = keys
+            if parts > 1:
+                # a remainder in [0, parts) on both engines (Spark's % keeps the sign)
+                some = keys.filter(((keys.k % parts) + parts) % parts == part)
+            held = some.group_by("k").aggregate(
+                n=some.count(where=some.own),
+                wraps=some.llm_own.max().cast("int64") * some.llm_ref.max().cast("int64"),
+            )
+            found.append(session.materialise(held.filter((held.n != 1) | (held.wraps > 0))))
+    except BaseException:
+        for t in found:
+            session.drop(t)
+        raise
+    if parts == 1:
+        return found[0]
+    suspects = session.materialise(ibis.union(*found, distinct=False))
+    for t in found:
+        session.drop(t)
+    return suspects
 
 
 def _id_key(engine: Engine) -> Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue]:
