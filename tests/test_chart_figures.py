@@ -9,11 +9,11 @@ from importlib import resources
 
 import pytest
 
-from slacheck.contract.load import load_contract_text
 from slacheck.checks.latency import check_term, period_values
+from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract, OccurrenceObjective, TimeSliceObjective
-from slacheck.metering.context import CheckContext
 from slacheck.evaluate import evaluate
+from slacheck.metering.context import CheckContext
 from slacheck.render import charts
 from slacheck.render.documents import (
     ReportInputs,
