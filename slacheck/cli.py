@@ -80,6 +80,11 @@ class CliSays(MessageCode):
         "cli.engine_fallback",
         "note: {file} was parsed in Python, not by the {engine} engine, which failed on it ({why})",
     )
+    ID_PASS_IN_PARTS = NC_(
+        "cli.id_pass_in_parts",
+        "note: the {engine} engine ran out of memory finding duplicate ids and orphans in one "
+        "pass, so it read the ids again in {parts} passes (the same result, more time)",
+    )
     WRITING_PARQUET = NC_("cli.status.writing_parquet", "writing Parquet…")
     CHECKING = NC_("cli.status.checking", "checking terms…")
     CHECKING_RENDERING = NC_("cli.status.checking_rendering", "checking and rendering…")
@@ -451,6 +456,9 @@ def _ingest(
                 file=str(source.path), engine=str(config.engine), why=str(source.fallback)
             )
             err.print(say(said, lang), markup=False, highlight=False)
+    if traces.id_pass_parts > 1:  # never silently either: a slow path
+        said = CliSays.ID_PASS_IN_PARTS(engine=str(config.engine), parts=traces.id_pass_parts)
+        err.print(say(said, lang), markup=False, highlight=False)
     return traces
 
 

@@ -270,6 +270,28 @@ def test_the_id_pass_in_parts_finds_what_the_one_pass_finds(
     assert split.quality.to_dict() == whole.quality.to_dict()
     assert split.llm_wrappers == whole.llm_wrappers
     assert _flagged(split) == _flagged(whole)
+    assert (whole.id_pass_parts, split.id_pass_parts) == (1, parts)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("en", "read the ids again in 4 passes"), ("zh", "已分 4 次重新读取 ID")],
+)
+def test_the_command_says_when_the_id_pass_ran_in_parts(
+    suspects_trace: Path, monkeypatch: pytest.MonkeyPatch, lang: str, said: str
+) -> None:
+    from importlib import resources
+
+    import slacheck.trace.ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module, "_ID_PASS_PARTS", (4,))
+    demo = Path(str(resources.files("slacheck.contract").joinpath("starters/demo.yaml")))
+    res = runner.invoke(
+        app, ["check", str(demo), str(suspects_trace), "--format", "json", "--lang", lang]
+    )
+    assert res.exit_code in (0, 1), res.output
+    assert said in res.stderr
+    json.loads(res.stdout)  # the note is on stderr only
 
 
 @pytest.mark.spark

@@ -106,6 +106,9 @@ class Traces:
     #: ``spans`` is the input as read, no row filtered or joined (nothing was set aside, no
     #: duplicate, no orphan): a query of it costs one scan of the columns it reads
     plain: bool = field(default=False, compare=False)
+    #: how many aggregates the id pass took: 1, or more where DuckDB ran out of memory in one
+    #: (the same result, read again per part: the command says so, as a slower path)
+    id_pass_parts: int = field(default=1, compare=False)
     #: the usable llm spans counted per UTC quarter hour (``q``) and names (``request_model``,
     #: ``response_model``, ``provider``, ``endpoint``), with their first and last start (``lo``,
     #: ``hi``): a few rows per quarter hour, from the pass that classifies every row (DuckDB;
@@ -632,6 +635,7 @@ def _quality(
         session=session,
         extent=extent,
         llm_wrappers=found.wrappers,
+        id_pass_parts=found.parts,
         plain=plain,
         llm_by_quarter=by_quarter,
     )
@@ -654,6 +658,7 @@ class _Found:
 
     table: ir.Table | None
     wrappers: int
+    parts: int = 1  # aggregates the keys took (``_suspect_keys``)
 
 
 def _flags(session: EngineSession, clean: ir.Table) -> _Found:
@@ -692,7 +697,7 @@ def _flags(session: EngineSession, clean: ir.Table) -> _Found:
         llm_ref=(child.kind == "llm").fill_null(False).cast("int8"),
     )
     keys = ibis.union(own, ref, distinct=False)
-    suspects = _suspect_keys(session, keys)
+    suspects, n_parts = _suspect_keys(session, keys)
     counts = suspects.aggregate(
         d=(suspects.n > 1).cast("int64").sum(),
         m=(suspects.n == 0).cast("int64").sum(),
@@ -731,14 +736,14 @@ def _flags(session: EngineSession, clean: ir.Table) -> _Found:
         )
     if not parts:
         session.drop(suspects)
-        return _Found(None, wrappers)
+        return _Found(None, wrappers, n_parts)
     union = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     small = union.group_by(["f_file", "f_ref"]).aggregate(
         f_dup=union.f_dup.any(), f_orphan=union.f_orphan.any()
     )
     flags = session.materialise(small)
     session.drop(suspects)
-    return _Found(flags, wrappers)
+    return _Found(flags, wrappers, n_parts)
 
 
 #: how many passes the id pass may split its keys into: at 10⁸ spans under DuckDB's 1 GB
@@ -747,9 +752,10 @@ def _flags(session: EngineSession, clean: ir.Table) -> _Found:
 _ID_PASS_PARTS = (1, 4, 16)
 
 
-def _suspect_keys(session: EngineSession, keys: ir.Table) -> ir.Table:
+def _suspect_keys(session: EngineSession, keys: ir.Table) -> tuple[ir.Table, int]:
     """The keys held by other than exactly one span, or held by an llm span that another
-    llm span names as its parent, as a small table (k, n, wraps).
+    llm span names as its parent, as a small table (k, n, wraps); and how many aggregates
+    that took.
 
     One aggregate over every key; where DuckDB runs out of memory in it, again in parts (the
     keys whose remainder modulo ``parts`` is 0, 1, …, one aggregate each), each part's suspects
@@ -757,7 +763,7 @@ def _suspect_keys(session: EngineSession, keys: ir.Table) -> ir.Table:
     the one aggregate gives; only the time differs (each part reads the rows again)."""
     for parts in _ID_PASS_PARTS:
         try:
-            return _suspect_keys_in_parts(session, keys, parts)
+            return _suspect_keys_in_parts(session, keys, parts), parts
         except duckdb.OutOfMemoryException:
             if parts == _ID_PASS_PARTS[-1]:
                 raise
