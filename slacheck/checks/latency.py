@@ -714,8 +714,8 @@ class PeriodValues:
 
     #: the figures, ascending (milliseconds, or tokens per second)
     values: npt.NDArray[np.float64]
-    #: where they were read; None when no answered unit has a figure
-    point: Point | None
+    #: where they were read (the contracted point when no answered unit has a figure)
+    point: Point
     #: "upper" or "lower" (a stand-in's bound on every figure), "mixed" (each unit's own
     #: contracted figure where it has one, else its stand-in's bound) or None (exact figures)
     bound: str | None
@@ -743,7 +743,7 @@ def period_values(
     )
     point, _ = choose_point(units, counts)
     if point is None:
-        return PeriodValues(np.empty(0, dtype=np.float64), None, None)
+        return PeriodValues(np.empty(0, dtype=np.float64), units.primary, None)
     column = cols.column(point.column).drop_null()
     values = np.sort(column.to_numpy(zero_copy_only=False).astype(np.float64))
     bound = "mixed" if point.mixed else None if point.bound is None else str(point.bound)

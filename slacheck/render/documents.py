@@ -787,14 +787,13 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
     out: list[charts.Distribution] = []
     for term in contract.latency:
         figures = period_values(ctx, term, w.start_us, w.end_us, base)
-        point_name = (
-            figures.point.name if figures.point is not None else term.measurement_point.value
-        )
         obj = term.objective
         monthly = tuple(
             (r.window, float(r.observed))
             for r in sorted(results, key=lambda r: r.window)
-            if r.term_id == term.id and r.observed is not None and r.measured_at == point_name
+            if r.term_id == term.id
+            and r.observed is not None
+            and r.measured_at == figures.point.name
         )
         tps = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
         if not isinstance(obj, OccurrenceObjective):
@@ -808,7 +807,7 @@ def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Dist
                 at_most=obj.direction is Direction.AT_MOST,
                 unit="tokens/s" if tps else "ms",
                 percentile=obj.percentile if isinstance(obj, OccurrenceObjective) else None,
-                measured_at=point_name,
+                measured_at=figures.point.name,
                 bound=figures.bound,
                 monthly=monthly,
                 unit_word="tasks"

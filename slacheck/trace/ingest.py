@@ -761,13 +761,13 @@ def _suspect_keys(session: EngineSession, keys: ir.Table) -> tuple[ir.Table, int
     keys whose remainder modulo ``parts`` is 0, 1, …, one aggregate each), each part's suspects
     kept and their union returned. The parts hold disjoint keys, so the union is the same table
     the one aggregate gives; only the time differs (each part reads the rows again)."""
-    for parts in _ID_PASS_PARTS:
+    *tries, last = _ID_PASS_PARTS
+    for parts in tries:
         try:
             return _suspect_keys_in_parts(session, keys, parts), parts
         except duckdb.OutOfMemoryException:
-            if parts == _ID_PASS_PARTS[-1]:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
+            continue  # the next try splits the keys further
+    return _suspect_keys_in_parts(session, keys, last), last
 
 
 def _suspect_keys_in_parts(session: EngineSession, keys: ir.Table, parts: int) -> ir.Table:
