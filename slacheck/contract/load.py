@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from slacheck.contract.model import Contract, FieldError, nested_models
@@ -19,6 +18,8 @@ from slacheck.errors import MAX_PROBLEMS, ContractInvalid, Problem, Reason
 from slacheck.inputs import (
     MAX_DEPTH,
     MAX_SPEC_BYTES,
+    YamlAliasBound,
+    bounded_yaml,
     decode_utf8,
     depth_problem,
     read_bounded,
@@ -78,9 +79,11 @@ def read_contract_text(text: str, filename: str = "<string>") -> LoadedContract:
 
 
 def _parse_yaml(text: str, filename: str) -> Any:
-    yaml = YAML(typ="rt")
+    yaml = bounded_yaml("rt")
     try:
         data = yaml.load(text)
+    except YamlAliasBound as exc:
+        raise ContractInvalid([_alias_problem(filename, exc)]) from None
     except RecursionError:
         raise ContractInvalid([_too_deep(filename)]) from None
     except ValueError as exc:
@@ -153,6 +156,19 @@ def _first_impossible_date(text: str) -> tuple[int | None, int | None]:
             before = text[: m.start()]
             return before.count("\n") + 1, m.start() - (before.rfind("\n") + 1) + 1
     return None, None
+
+
+def _alias_problem(filename: str, exc: YamlAliasBound) -> Problem:
+    """The problem of a YAML file refused for its aliases, at the alias that crossed the bound."""
+    mark = exc.problem_mark
+    return Problem(
+        filename,
+        exc.message,
+        Reason.TOO_LARGE,
+        line=mark.line + 1 if mark is not None else None,
+        column=mark.column + 1 if mark is not None else None,
+        fix="write the values out; an anchor (&name) is for a few repeated blocks",
+    )
 
 
 def _too_deep(filename: str) -> Problem:

@@ -39,6 +39,7 @@ from slacheck.errors import UsageError
 from slacheck.messages import LOCALES, translations
 from slacheck.render import charts
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
+from slacheck.textsafe import visible
 from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.verdict import TermResult
 
@@ -244,7 +245,9 @@ def _render(doc: str, lang: str, fmt: DocFormat, context: dict[str, Any]) -> byt
         [f"{doc}.{renderer.family}.j2", f"{doc}.{language}.{renderer.family}.j2"]
     )
     text = template.render(css=_css() if renderer.family == "html" else "", **context)
-    return renderer.finish(text)
+    # one text-safety rule (``textsafe``): no control, format or bidi character from a
+    # contract or a trace reaches the HTML, the PDF made from it or the Markdown raw
+    return renderer.finish(visible(text))
 
 
 # ---------------------------------------------------------------------------------------------
