@@ -125,6 +125,22 @@ def _parse_yaml(text: str, filename: str) -> Any:
     deep = depth_problem(data, filename)
     if deep is not None:
         raise ContractInvalid([deep])
+    nul = _first_nul(data)
+    if nul is not None:
+        line, col = _position(data, nul, want_key=False)
+        raise ContractInvalid(
+            [
+                Problem(
+                    filename,
+                    "a NUL character (\\0) in a value; no contract value holds one",
+                    Reason.INVALID_VALUE,
+                    field=_dotted(nul, data),
+                    line=line,
+                    column=col,
+                    fix="remove the \\0 escape",
+                )
+            ]
+        )
     if not isinstance(data, Mapping):
         raise ContractInvalid(
             [
@@ -139,6 +155,25 @@ def _parse_yaml(text: str, filename: str) -> Any:
             ]
         )
     return data
+
+
+def _first_nul(data: Any) -> Loc | None:
+    """Where the first key or string value holding a NUL is (a NUL ends a string in the engine's
+    SQL, so a scope list holding one would fail the check instead of reading as input)."""
+    stack: list[tuple[Any, Loc]] = [(data, ())]
+    while stack:
+        node, loc = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return loc
+        elif isinstance(node, Mapping):
+            for key, value in node.items():
+                if isinstance(key, str) and "\x00" in key:
+                    return (*loc, key)
+                stack.append((value, (*loc, key)))
+        elif isinstance(node, Sequence):
+            stack.extend((v, (*loc, i)) for i, v in enumerate(node))
+    return None
 
 
 _DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2}))?")
