@@ -32,7 +32,12 @@ from slacheck.contract.model import Contract
 from slacheck.evaluate import Evaluation, evaluate
 from slacheck.render import jsonout
 from slacheck.render.claim import prepare_claim, render_letter
-from slacheck.render.documents import DocFormat, prepare_report, render_draft, render_prepared_report
+from slacheck.render.documents import (
+    DocFormat,
+    prepare_report,
+    render_draft,
+    render_prepared_report,
+)
 from slacheck.render.junit import to_junit
 from slacheck.render.markdown import evaluation_markdown
 from slacheck.render.openslo import to_openslo

@@ -21,6 +21,9 @@ anything else           ``0x10``, ``1_000``, ``１２``, ``١٢``,   not a numbe
 counts when it is finite, integral and within int64 (``12.0`` is 12, ``12.5`` is no count). A
 JSON boolean is no count. Anything else is ``unparseable_number:<field>``.
 
+**Floats** (durations, rates): either spelling as float64, and proto3 JSON's ``NaN``,
+``Infinity`` and ``-Infinity`` (``NOT_FINITE``; set aside later as impossible values).
+
 **Timestamps** (OTLP ``*UnixNano``, and an ``intValue`` first-token time): nanoseconds since
 the epoch as an unsigned 64-bit integer, 0 ≤ n ≤ 2⁶⁴−1 (the proto type is ``fixed64``); 0 is
 unset; µs = n // 1000 (exact, also for floats). Negative, fractional, beyond 2⁶⁴−1, not finite,
@@ -76,9 +79,15 @@ def number(value: object) -> int | float | None:
     return None
 
 
+#: proto3 JSON's spellings of a double that is not finite (a float field's only other words)
+NOT_FINITE = ("NaN", "Infinity", "-Infinity")
+
+
 def real(value: object) -> float | None:
-    """The float64 ``value`` spells (either spelling; beyond float64 is infinite, as the
-    engines cast it), or None."""
+    """The float64 ``value`` spells (either spelling, or proto3 JSON's ``NaN``, ``Infinity``,
+    ``-Infinity``; beyond float64 is infinite, as the engines cast it), or None."""
+    if isinstance(value, str) and value.strip(JSON_WS) in NOT_FINITE:
+        return float(value.strip(JSON_WS))
     n = number(value)
     if n is None or isinstance(n, float):
         return n

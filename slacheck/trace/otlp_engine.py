@@ -544,7 +544,8 @@ def _as_int(text: ir.StringValue) -> ir.IntegerValue:
 def _as_float(text: ir.StringValue) -> ir.FloatingValue:
     """``records.as_float``: a number of either spelling as float64, null otherwise."""
     n = _number(text)
-    return ibis.ifelse(n.is_int | n.is_dec, n.text.try_cast("float64"), ibis.null(dt.float64))
+    spelled = n.is_int | n.is_dec | n.text.isin(list(numbers.NOT_FINITE))
+    return ibis.ifelse(spelled, n.text.try_cast("float64"), ibis.null(dt.float64))
 
 
 def _nanos_parts(
