@@ -93,6 +93,8 @@ EDGES: list[Any] = [
     "inf",
     "nan",
     "Infinity",
+    "-Infinity",
+    "NaN",
     "",
     "   ",
     "abc",

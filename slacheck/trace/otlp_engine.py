@@ -8,7 +8,9 @@ same ``source_ref``, ``defect`` and ``kind``), so ingestion's set-aside accounti
 What the engine path reads differently, and why files go to the Python reader instead:
 
 * A file with a line that is not a JSON object with a ``resourceSpans`` list (or ``{}``) is
-  read by the Python reader, which reports where and what is wrong.
+  read by the Python reader, which reports where and what is wrong; so is a file holding a
+  carriage return or a value nested deeper than ``numbers.MAX_JSON_DEPTH``
+  (``numbers.bytes_beyond_engine``). Numbers and timestamps are read as ``numbers`` says.
 * A key written twice in one object is not detected (DuckDB and Spark keep one of them); a list
   or object of the wrong type below ``resourceSpans`` reads as absent instead of a problem.
 * Attribute values are compared as the engine writes them as text: a ``doubleValue`` written
@@ -497,6 +499,8 @@ def _strip(text: ir.StringValue) -> ir.StringValue:
 # -- numbers and timestamps, as ``numbers`` specifies them ------------------------------------
 
 _INT64 = 2.0**63
+#: JSON whitespace as a regular-expression class body (``numbers.JSON_WS``)
+_WS = numbers.JSON_WS.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
 @dataclass(frozen=True)
@@ -518,8 +522,6 @@ def _number(raw: ir.StringValue) -> _Number:
     double = ibis.ifelse(is_dec, text.try_cast("float64"), ibis.null(dt.float64))
     return _Number(text, is_int, is_dec, exact, double)
 
-
-_WS = numbers.JSON_WS.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _integral(f: ir.FloatingValue) -> ir.BooleanValue:

@@ -466,7 +466,8 @@ def _to_us(
     values: list[object], field: str, defects: list[list[str]], integer_nanos: bool
 ) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.bool_]]]:
     """Timestamps as written → (µs since the epoch, present-and-parsed mask). Strings are
-    ISO-8601 (no offset means UTC); integers are nanoseconds when ``integer_nanos``; anything
+    ISO-8601 (no offset means UTC); numbers are nanoseconds when ``integer_nanos`` (as
+    ``numbers.nanos`` reads them: integral, 0 ≤ n ≤ 2⁶⁴−1); anything
     else, or a string that does not parse, is null with an ``unparseable_timestamp:<field>``
     defect on its row."""
     n = len(values)
