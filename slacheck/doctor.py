@@ -65,7 +65,7 @@ class DoctorSays(MessageCode):
     EXTRA = NC_("doctor.area.extra", "extra [{extra}]")
     PDF_ENGINE = NC_("doctor.area.pdf_engine", "PDF engine (weasyprint)")
     PANGO = NC_("doctor.area.pango", "Pango (text layout for PDF)")
-    FONT = NC_("doctor.area.font", "font for {language} documents")
+    FONT = NC_("doctor.area.font", "font for documents in {language}")
     JAVA = NC_("doctor.area.java", "Java (for --engine spark)")
     LANG_EN = NC_("doctor.language.en", "English")
     LANG_ZH = NC_("doctor.language.zh", "Chinese")
