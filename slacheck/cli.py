@@ -1027,8 +1027,8 @@ def doctor(
 
     from slacheck.doctor import Status, checks, exit_code, summary
 
-    with err.status(say(CliSays.PROGRESS(step="doctor"), lang.value)) as status:
-        rows = checks(lambda step: status.update(say(CliSays.PROGRESS(step=step), lang.value)))
+    with err.status(say(CliSays.PROGRESS(step="slacheck doctor"), lang.value)):
+        rows = checks()
     code = exit_code(rows)
     if fmt is OutputFormat.json:
         data = {"ok": code == 0, "checks": [r.to_dict() for r in rows]}

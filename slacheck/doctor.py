@@ -25,7 +25,6 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
@@ -334,9 +333,8 @@ def _java(required: bool) -> Check:
     return Check("java", area, Status.OK, detail, None, required, version)
 
 
-def checks(progress: Callable[[str], None] | None = None) -> list[Check]:
+def checks() -> list[Check]:
     """Every row of the report, in order: Python, packages, extras, PDF engine, fonts, Java."""
-    step = progress or (lambda _what: None)
     rows: list[Check] = []
     py = ".".join(map(str, sys.version_info[:3]))
     ok = sys.version_info >= (3, 11)
@@ -352,7 +350,6 @@ def checks(progress: Callable[[str], None] | None = None) -> list[Check]:
         )
     )
     wants = _wanted()
-    step("packages")
     for dist in CORE:
         rows.append(_package(dist, wants, True, None))
     seen: set[str] = set(CORE)
@@ -362,15 +359,11 @@ def checks(progress: Callable[[str], None] | None = None) -> list[Check]:
             if dist not in seen:
                 seen.add(dist)
                 rows.append(_package(dist, wants, extra in REQUIRED_EXTRAS, extra))
-    step("extras")
     for extra in EXTRAS:
         rows.append(_extra(extra, extra in REQUIRED_EXTRAS))
-    step("PDF")
     engine = _pdf_engine()
     rows.extend(engine)
-    step("fonts")
     rows.extend(_fonts(all(c.status is Status.OK for c in engine)))
-    step("Java")
     rows.append(_java(required=False))
     return rows
 
