@@ -523,7 +523,6 @@ def _number(raw: ir.StringValue) -> _Number:
     return _Number(text, is_int, is_dec, exact, double)
 
 
-
 def _integral(f: ir.FloatingValue) -> ir.BooleanValue:
     # not ``floor() == f``: Ibis's floor is an integer, which a float beyond int64 overflows
     return f.notnull() & ~f.isnan() & ~f.isinf() & ((f % 1.0) == 0)
