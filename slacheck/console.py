@@ -7,7 +7,6 @@ field names, file names, contract values) are shown as they are.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ from rich.text import Text
 
 from slacheck.messages import NC_, NPC_, Message, MessageCode, render
 from slacheck.render.words import Name
+from slacheck.textsafe import visible
 
 if TYPE_CHECKING:
     from slacheck.contract.load import LoadedContract
@@ -25,22 +25,13 @@ if TYPE_CHECKING:
     from slacheck.match.fields import FieldCheck
     from slacheck.trace.inspect import TraceSummary
 
-#: C0 and C1 control characters (but tab and newline), DEL, and the bidirectional overrides
-#: that reorder what a terminal shows ("Trojan Source"): none reaches the terminal raw.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
 
 def safe(text: object) -> str:
-    """Untrusted text made inert for a terminal: control characters shown as ``\\x1b``,
-    lone surrogates as ``\\udc80``; a caller that prints it as rich ``Text`` (never markup)
-    also keeps ``[/]`` literal."""
-    value = _CONTROL.sub(
-        lambda m: (
-            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}"
-        ),
-        str(text),
-    )
-    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    """Untrusted text made inert for a terminal (``textsafe``, the rule of every output):
+    control, format and bidirectional characters shown as ``\\x1b``, ``\\u202e``, lone
+    surrogates as ``\\udc80``; a caller that prints it as rich ``Text`` (never markup) also
+    keeps ``[/]`` literal."""
+    return visible(text)
 
 
 def plain(text: object, style: str = "") -> Text:

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 
 from slacheck.evaluate import Evaluation
 from slacheck.messages import render
+from slacheck.textsafe import xml_text
 from slacheck.verdict import Verdict
 
 
@@ -46,4 +47,5 @@ def to_junit(evaluation: Evaluation, lang: str = "en") -> str:
         else:
             ET.SubElement(case, "system-out").text = text
     ET.indent(suite)
-    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+    # control characters and XML 1.0's forbidden ones written out: CI parses the file
+    return xml_text(ET.tostring(suite, encoding="unicode", xml_declaration=True)) + "\n"

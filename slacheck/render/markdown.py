@@ -8,6 +8,7 @@ from slacheck.evaluate import Evaluation
 from slacheck.match.fields import FieldCheck
 from slacheck.messages import render
 from slacheck.render.format import md_cell, md_text
+from slacheck.textsafe import visible
 
 #: units whose observed figure is a whole count: no decimals ("142 calls", not "142.00 calls")
 _COUNTS = frozenset({"calls", "tasks", "requests", "minutes"})
@@ -73,7 +74,7 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
         + f"; orphans kept {q.orphans:,}. Engine: {evaluation.engine}.",
         "",
     ]
-    return "\n".join(lines)
+    return visible("\n".join(lines))  # one text-safety rule (``textsafe``)
 
 
 def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
@@ -103,7 +104,7 @@ def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
     lost = check.losses.notes(whole_period=True)
     if lost:
         lines += ["", *(f"- {md_text(render(n, lang))}" for n in lost)]
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines)) + "\n"  # one text-safety rule (``textsafe``)
 
 
 def metrics_coverage_markdown(rows: list[dict[str, Any]], lang: str = "en") -> str:
@@ -121,4 +122,4 @@ def metrics_coverage_markdown(rows: list[dict[str, Any]], lang: str = "en") -> s
             render(r["message"], lang),
         )
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines)) + "\n"  # one text-safety rule (``textsafe``)

@@ -13,7 +13,14 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from slacheck.errors import MAX_PROBLEMS, Problem, Reason, TraceInputError
-from slacheck.inputs import decode_utf8, depth_problem, read_bounded, reading
+from slacheck.inputs import (
+    YamlAliasBound,
+    bounded_yaml,
+    decode_utf8,
+    depth_problem,
+    read_bounded,
+    reading,
+)
 from slacheck.trace.schema import BY_NAME, COLUMN_NAMES, COLUMNS, SetAside
 
 TableFormat = Literal["csv", "parquet", "jsonl"]
@@ -69,6 +76,18 @@ class Mapping(BaseModel):
         return ColumnSpec(column=raw) if isinstance(raw, str) else raw
 
 
+def _alias_problem(path: Path, exc: YamlAliasBound) -> Problem:
+    mark = exc.problem_mark
+    return Problem(
+        str(path),
+        f"mapping refused: {exc.message}",
+        Reason.TOO_LARGE,
+        line=mark.line + 1 if mark is not None else None,
+        column=mark.column + 1 if mark is not None else None,
+        fix="write the values out; an anchor (&name) is for a few repeated blocks",
+    )
+
+
 def load_mapping(path: Path) -> Mapping:
     """Read a mapping YAML file; errors name the file, the line and the field."""
     with reading(path):
@@ -77,7 +96,9 @@ def load_mapping(path: Path) -> Mapping:
         )
         deep: Problem | None
         try:
-            data = YAML(typ="safe").load(text)
+            data = bounded_yaml().load(text)
+        except YamlAliasBound as exc:
+            raise TraceInputError([_alias_problem(path, exc)]) from None
         except RecursionError:
             data = None
             deep = Problem(str(path), "nested too deep", Reason.TOO_DEEP)
