@@ -1,4 +1,4 @@
-"""OpenInference's LlamaIndex instrumentation on llama-index's OpenAI LLM; the tool run through
+"""OpenInference's LlamaIndex instrumentation on llama-index's OpenAILike LLM; the tool run through
 a llama-index FunctionTool; each task an AGENT span by hand."""
 
 import os
@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from common import CLIENT_TIMEOUT_S, ERROR_MODELS, attempt, get_current_weather, otel_provider
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
-from llama_index.llms.openai import OpenAI
+from llama_index.llms.openai_like import OpenAILike
 from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
 from opentelemetry import trace
 
@@ -23,9 +23,9 @@ def task(name: str) -> Iterator[None]:
         yield
 
 
-def llm(model: str) -> OpenAI:
-    # llama-index checks model names against its own table; any name goes with a context window
-    return OpenAI(model=model, api_base=os.environ["OPENAI_BASE_URL"], timeout=CLIENT_TIMEOUT_S,
+def llm(model: str) -> OpenAILike:
+    # OpenAILike: llama-index's OpenAI LLM for names outside its own table (any OpenAI-style API)
+    return OpenAILike(model=model, api_base=os.environ["OPENAI_BASE_URL"], timeout=CLIENT_TIMEOUT_S,
                   max_retries=0, context_window=128000,
                   is_chat_model=True, is_function_calling_model=True)
 

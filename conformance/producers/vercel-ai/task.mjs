@@ -3,16 +3,18 @@ import { trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateText, streamText, tool, stepCountIs } from "ai";
+import { generateText, streamText, tool, stepCountIs, registerTelemetry } from "ai";
+import { OpenTelemetry } from "@ai-sdk/otel";
 import { z } from "zod";
 import { ERROR_MODELS, getCurrentWeather } from "./openai_task.mjs";
 
 const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
 provider.register();
+registerTelemetry(new OpenTelemetry());
 const tracer = trace.getTracer("conformance.task");
 const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY });
-const telemetry = { isEnabled: true, functionId: "conformance" };
-const common = (model) => ({ model: openai.chat(model), maxRetries: 0, abortSignal: AbortSignal.timeout(1000), experimental_telemetry: telemetry });
+const telemetry = { functionId: "conformance" };
+const common = (model) => ({ model: openai.chat(model), maxRetries: 0, abortSignal: AbortSignal.timeout(1000), telemetry });
 const span = (name, fn) => tracer.startActiveSpan(name, async (s) => { try { return await fn(); } finally { s.end(); } });
 
 await span("weather", async () => {
