@@ -15,7 +15,6 @@ def value(v):
 def main(path, long=False):
     for line in open(path):
         for rs in json.loads(line).get("resourceSpans", []):
-            res = {a["key"]: value(a["value"]) for a in rs.get("resource", {}).get("attributes", [])}
             for ss in rs.get("scopeSpans", []):
                 for s in ss.get("spans", []):
                     attrs = {a["key"]: value(a["value"]) for a in s.get("attributes", [])}

@@ -131,7 +131,7 @@ def _iso_ns(text: str) -> int:
     t = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     if t.tzinfo is None:
         t = t.replace(tzinfo=dt.UTC)
-    return int(round(t.timestamp() * 1e6)) * 1000
+    return round(t.timestamp() * 1e6) * 1000
 
 
 def _first(attrs: dict[str, Any], *keys: str) -> Any:
@@ -369,7 +369,7 @@ def read_litellm_recording(path: Path) -> tuple[list[Call], int, set[str]]:
         if not line.strip():
             continue
         p = json.loads(line)
-        start = int(round(p["startTime"] * 1e6)) * 1000
+        start = round(p["startTime"] * 1e6) * 1000
         ok = p.get("status") == "success"
         first = p.get("completionStartTime")
         calls.append(
@@ -377,11 +377,11 @@ def read_litellm_recording(path: Path) -> tuple[list[Call], int, set[str]]:
                 ref=p["id"],
                 task=p["trace_id"],
                 start_ns=start,
-                end_ns=int(round(p["endTime"] * 1e6)) * 1000,
+                end_ns=round(p["endTime"] * 1e6) * 1000,
                 scenario=_scenario(p.get("model")),
                 failed_in_file=not ok,
                 # a failed call has no first token, whatever completionStartTime says
-                ttft_ms=(int(round(first * 1e6)) * 1000 - start) / 1e6 if ok and first else None,
+                ttft_ms=(round(first * 1e6) * 1000 - start) / 1e6 if ok and first else None,
                 input_tokens=p.get("prompt_tokens") if ok else None,
                 output_tokens=p.get("completion_tokens") if ok else None,
                 provider=_provider(p.get("custom_llm_provider")),
@@ -570,7 +570,8 @@ def _contract(rec: Recording) -> tuple[str, dict[str, str]]:
     ttft_term = (
         f"""  - id: T1
     measurement_point: time_to_first_token
-    objective: {{kind: occurrence, percentile: 99, threshold: {max(ttfts) + 1:.3f}, method: nearest_rank}}
+    objective: {{kind: occurrence, percentile: 99,
+                threshold: {max(ttfts) + 1:.3f}, method: nearest_rank}}
 """
         if ttfts
         else ""
@@ -585,10 +586,12 @@ scope: {json.dumps(scope)}
 latency:
   - id: L1
     measurement_point: full_response
-    objective: {{kind: occurrence, percentile: 99, threshold: {slowest + 1:.3f}, method: nearest_rank}}
+    objective: {{kind: occurrence, percentile: 99,
+                threshold: {slowest + 1:.3f}, method: nearest_rank}}
   - id: L2
     measurement_point: full_response
-    objective: {{kind: occurrence, percentile: 99, threshold: {slowest - 1:.3f}, method: nearest_rank}}
+    objective: {{kind: occurrence, percentile: 99,
+                threshold: {slowest - 1:.3f}, method: nearest_rank}}
 {ttft_term}availability:
   target_percent: {target}
   failures: {{server_errors: true, timeouts: true, throttling_below_limit: false}}
