@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import xml.etree.ElementTree as ET
 from datetime import datetime
 from pathlib import Path
 
@@ -100,9 +101,14 @@ def test_fields_says_the_calls_outside_in_both_languages(next_year: Path, lang: 
     assert "the traces hold no model calls" not in text
 
 
-def test_check_says_no_window_overlaps_with_both_ranges(next_year: Path) -> None:
-    result = runner.invoke(app, ["check", str(next_year), str(TRACES), "--format", "json"])
+def test_check_says_no_window_overlaps_with_both_ranges(next_year: Path, tmp_path: Path) -> None:
+    junit = tmp_path / "out.xml"
+    args = ["check", str(next_year), str(TRACES), "--format", "json", "--junit", str(junit)]
+    result = runner.invoke(app, args)
     assert result.exit_code == 1, result.output
+    suite = ET.parse(junit).getroot()
+    assert (suite.get("tests"), suite.get("skipped")) == ("2", "2")
+    assert all("no window" in (s.text or "") for s in suite.iter("skipped"))
     doc = json.loads(result.stdout)
     first, last, start, end = _ranges(next_year)
     assert doc["terms"] == []
