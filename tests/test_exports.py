@@ -251,10 +251,13 @@ def _nearest_rank(values: list[float], p: float) -> float:
 
 @pytest.mark.parametrize("case", ["langfuse-csv", "langsmith-parquet", "litellm-csv"])
 def test_a_scoped_contract_gets_decided_verdicts(case: str, tmp_path: Path) -> None:
-    path, _, _, expected = CASES[case]
+    path, mapping_file, _, expected = CASES[case]
     contract = tmp_path / "contract.yaml"
     contract.write_text(CONTRACT, encoding="utf-8")
-    result = runner.invoke(app, ["check", str(contract), str(path), "--format", "json"])
+    args = ["check", str(contract), str(path), "--format", "json"]
+    if case == "langsmith-parquet":  # the CLI's --mapping, with the shipped file
+        args += ["--mapping", str(MAPPINGS / mapping_file)]
+    result = runner.invoke(app, args)
     assert result.exit_code == 1, result.output  # availability is breached
     terms = {t["id"]: t for t in json.loads(result.stdout)["terms"]}
     want = expected(path)
