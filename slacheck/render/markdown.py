@@ -84,7 +84,7 @@ def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
             render(i.fix_message, lang) if i.fix_message is not None else "—",
         )
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
-    lost = check.losses.notes(whole_period=True)
+    lost = [*check.losses.notes(whole_period=True), *check.status_notes]
     if lost:
         lines += ["", *(f"- {md_text(render(n, lang))}" for n in lost)]
     return "\n".join(lines) + "\n"
