@@ -12,7 +12,7 @@ import ibis.expr.types as ir
 
 from slacheck.errors import UsageError
 from slacheck.messages import NC_, NPC_, Message, MessageCode, format_number, render
-from slacheck.metering.derive import TaskSource, calls, tasks
+from slacheck.metering.derive import FAILURE_STATES, TaskSource, calls, tasks
 from slacheck.textsafe import visible
 from slacheck.trace.ingest import Traces
 
@@ -275,7 +275,7 @@ PARTS: tuple[tuple[str, BudgetSays], ...] = (
 )
 _LABELS = dict(PARTS)
 
-_FAILED = ("error", "throttled", "timeout")
+_FAILED = tuple(str(s) for s in FAILURE_STATES)
 _WORK = ("llm", "tool", "retrieval")
 
 
@@ -354,7 +354,7 @@ def _llm_parts(c: ir.Table) -> ir.Table:
     c = c.mutate(_next_attempt=c.attempt.lead().over(w), _prev_end=c.end_us.lag().over(w))
     is_retry = (c.attempt > 1).fill_null(False)
     # a failed call whose next call (in start order) is a retry was retried
-    retried = (c.status.isin(_FAILED) & (c._next_attempt > 1)).fill_null(False)
+    retried = (c.state.isin(_FAILED) & (c._next_attempt > 1)).fill_null(False)
     backoff = ibis.ifelse(
         is_retry & c._prev_end.notnull(),
         ibis.greatest(_f(c.start_us - c._prev_end) / 1000.0, 0.0),

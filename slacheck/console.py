@@ -116,6 +116,10 @@ class TerminalSays(MessageCode):
     COLUMN_FILE = NC_("terminal.traces.column.file", "file")
     COLUMN_FORMAT = NC_("terminal.traces.column.format", "format")
     COLUMN_ROWS = NC_("terminal.traces.column.rows", "rows")
+    STATUS_TITLE = NC_("terminal.traces.status.title", "Model calls by status class")
+    COLUMN_STATUS_CLASS = NC_("terminal.traces.column.status_class", "status class")
+    COLUMN_CLASSIFIED_BY = NC_("terminal.traces.column.classified_by", "classified by")
+    COLUMN_CALLS = NC_("terminal.traces.column.calls", "calls")
     # traces conventions
     CONVENTIONS_TITLE = NC_(
         "terminal.conventions.title", "Trace conventions (first matching row wins)"
@@ -272,7 +276,19 @@ def summary_tables(summary: TraceSummary, lang: str = "en") -> list[Table]:
     files.add_column(say(t.COLUMN_ROWS, lang), justify="right")
     for source in summary.sources:
         files.add_row(plain(source.path), source.format, f"{source.rows:,}")
-    return [files, head, cov]
+    return [files, head, cov, _status_table(summary, lang)]
+
+
+def _status_table(summary: TraceSummary, lang: str) -> Table:
+    """Model calls per status class and, within each, what classified how many of them."""
+    t = TerminalSays
+    table = Table(title=say(t.STATUS_TITLE, lang))
+    _columns(table, lang, t.COLUMN_STATUS_CLASS, t.COLUMN_CLASSIFIED_BY)
+    table.add_column(say(t.COLUMN_CALLS, lang), justify="right")
+    for cls, by in sorted(summary.statuses.items()):
+        for source, n in sorted(by.items()):
+            table.add_row(plain(cls), plain(source), f"{n:,}")
+    return table
 
 
 _CONVENTION_COLUMNS = {
@@ -339,7 +355,7 @@ def field_check_tables(check: FieldCheck, lang: str = "en") -> list[Table | Grou
         parts.append(Group(*blocks))
     if check.outside is not None:
         parts.append(Group(Text(say(check.outside, lang), style="yellow")))
-    lost = check.losses.notes(whole_period=True)
+    lost = [*check.losses.notes(whole_period=True), *check.status_notes]
     if lost:
         parts.append(Group(*[Text(say(n, lang), style="yellow") for n in lost]))
     if check.mismatches:

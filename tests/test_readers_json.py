@@ -270,8 +270,8 @@ def test_otlp_genai_attributes() -> None:
     }
     assert statuses[at(3)] == ("llm", "throttled", "429")
     assert statuses[at(4)] == ("tool", "timeout", "TimeoutError")
-    assert statuses[at(5)] == ("retrieval", "error", "index unavailable")
-    assert statuses[at(6)] == ("llm", "error", None)  # http 503
+    assert statuses[at(5)] == ("retrieval", "unclassified", "index unavailable")
+    assert statuses[at(6)] == ("llm", "vendor_error", None)  # http 503
     assert _rows(table, at(6))["http_status"] == 503
 
 
@@ -369,7 +369,10 @@ def test_langfuse_ttft_error_embedding_and_cached(tmp_path: Path) -> None:
         "throttled",
         "Rate limit exceeded for gpt-4o",
     )
-    assert (rows[2]["status"], rows[2]["error_type"]) == ("error", None)  # too long to be a type
+    assert (rows[2]["status"], rows[2]["error_type"]) == (
+        "unclassified",
+        None,
+    )  # too long to be a type
     assert (rows[3]["kind"], rows[3]["operation"], rows[3]["output_tokens"]) == (
         "llm",
         "embeddings",
@@ -482,7 +485,7 @@ def test_langsmith_shapes_and_fields(tmp_path: Path) -> None:
             ("llm", "ok", None),
             ("tool", "throttled", "RateLimitError"),
             ("retrieval", "timeout", "ReadTimeout"),
-            ("other", "error", "boom"),
+            ("other", "unclassified", "boom"),
             ("llm", "ok", None),
         ], name
         llm = rows[1]

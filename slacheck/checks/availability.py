@@ -1,11 +1,17 @@
 """Availability: the share of in-scope, non-excluded model calls that did not fail, and credits.
 
-A call fails as the contract's ``availability.failures`` says: a server error (status ``error``
-with HTTP ≥ 500, or no HTTP status recorded), a timeout, or a throttled call while traffic was
-within the contracted rate limit (see ``checks.ratelimit``; with no rate limit every throttled
-call counts). Calls the contract excludes (maintenance, long inputs, downgraded tiers, customer
-errors) are neither good nor total. The credit is the tier whose [from, to) band holds the
+A call fails as the contract's ``availability.failures`` says: a server error (call state
+``vendor_error``), a timeout, or a throttled call while traffic was within the contracted rate
+limit (see ``checks.ratelimit``; with no rate limit every throttled call counts). Calls the
+contract excludes (maintenance, long inputs, downgraded tiers, customer errors, gateway cache
+hits) are neither good nor total. The credit is the tier whose [from, to) band holds the
 observed availability, capped by ``cap_percent``.
+
+A failure no source classified (``unclassified``) is read as ``readings.unclassified_failures``
+says: ``vendor`` counts it as a server error, ``excluded`` leaves it out, and ``bounds`` (the
+default) reads it both ways: the observed availability (and the credit) count only the proven
+failures, the verdict is met only when the target holds even with every unclassified failure
+counted as the vendor's, breached only when it fails without them, else indeterminate.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks.registry import check
-from slacheck.contract.model import Availability, Credits
+from slacheck.contract.model import Availability, CacheHits, Credits, UnclassifiedFailures
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.context import CheckContext, Losses
+from slacheck.metering.derive import CallState
 from slacheck.metering.ratelimit import under_limit_expr
 from slacheck.metering.windowed import (
     as_count,
@@ -37,12 +44,28 @@ def failed_expr(ctx: CheckContext, c: ir.Table) -> ir.BooleanValue:
     f = spec.failures
     failed: ir.BooleanValue = ibis.literal(False)
     if f.server_errors:
-        failed |= (c.status == "error") & ((c.http_status >= 500) | c.http_status.isnull())
+        failed |= c.state == str(CallState.VENDOR_ERROR)
+        if ctx.contract.readings.unclassified_failures is UnclassifiedFailures.VENDOR:
+            failed |= c.state == str(CallState.UNCLASSIFIED)
     if f.timeouts:
-        failed |= c.status == "timeout"
+        failed |= c.state == str(CallState.TIMEOUT)
     if f.throttling_below_limit:
-        failed |= (c.status == "throttled") & under_limit_expr(ctx, c).fill_null(False)
+        failed |= (c.state == str(CallState.THROTTLED)) & under_limit_expr(ctx, c).fill_null(False)
     return failed.fill_null(False)
+
+
+def undecided_expr(ctx: CheckContext, c: ir.Table) -> ir.BooleanValue:
+    """Per call: an unclassified failure read both ways (``readings.unclassified_failures:
+    bounds``, when server errors count): not among ``failed_expr``'s failures, and not proven
+    good either."""
+    spec = ctx.contract.availability
+    assert spec is not None
+    if (
+        not spec.failures.server_errors
+        or ctx.contract.readings.unclassified_failures is not UnclassifiedFailures.BOUNDS
+    ):
+        return ibis.literal(False)
+    return (c.state == str(CallState.UNCLASSIFIED)).fill_null(False)
 
 
 def credit_for(credits: Credits, observed: float) -> float:
@@ -87,6 +110,51 @@ class AvailabilitySays(MessageCode):
     NO_CALLS = NC_(
         "check.availability.no_calls", "no in-scope, non-excluded model calls in the window"
     )
+    UNCLASSIFIED_BOUNDS = NPC_(
+        "check.availability.unclassified_bounds",
+        "{n} failed call no source could classify (readings.unclassified_failures: bounds): "
+        "availability is {high} % without it and {low} % with it as the vendor's failure",
+        "{n} failed calls no source could classify (readings.unclassified_failures: bounds): "
+        "availability is {high} % without them and {low} % with them as the vendor's failures",
+    )
+    UNCLASSIFIED_DECIDES = NC_(
+        "check.availability.unclassified_decides",
+        "the unclassified failures decide the verdict: classify them (error.type, an HTTP "
+        "status, an exception event), or state readings.unclassified_failures",
+    )
+    UNCLASSIFIED_VENDOR = NPC_(
+        "check.availability.unclassified_vendor",
+        "{n} failed call no source could classify counts as the vendor's failure "
+        "(readings.unclassified_failures: vendor)",
+        "{n} failed calls no source could classify count as the vendor's failures "
+        "(readings.unclassified_failures: vendor)",
+    )
+    UNCLASSIFIED_EXCLUDED = NPC_(
+        "check.availability.unclassified_excluded",
+        "{n} failed call no source could classify is left out "
+        "(readings.unclassified_failures: excluded)",
+        "{n} failed calls no source could classify are left out "
+        "(readings.unclassified_failures: excluded)",
+    )
+    CACHE_HITS_EXCLUDED = NPC_(
+        "check.availability.cache_hits_excluded",
+        "{n} call answered from a gateway's response cache, never sent to the vendor, is left "
+        "out (readings.cache_hits: excluded)",
+        "{n} calls answered from a gateway's response cache, never sent to the vendor, are left "
+        "out (readings.cache_hits: excluded)",
+    )
+    CACHE_HITS_COUNTED = NPC_(
+        "check.availability.cache_hits_counted",
+        "{n} call answered from a gateway's response cache counts as answered "
+        "(readings.cache_hits: counted)",
+        "{n} calls answered from a gateway's response cache count as answered "
+        "(readings.cache_hits: counted)",
+    )
+    CREDIT_RANGE = NC_(
+        "check.availability.credit_range",
+        "credit {low} % on the proven failures; {high} % if the unclassified failures were "
+        "the vendor's",
+    )
     BELOW_MIN = NPC_(
         "check.availability.below_min",
         "{n} call, fewer than the minimum of {min}",
@@ -122,14 +190,40 @@ def _window_result(
     losses: dict[str, Losses],
 ) -> TermResult:
     total, failed = as_count(r.get("total")), as_count(r.get("failed"))
+    # bounds: the proven reading leaves the undecided calls out; the other counts them failed
+    undecided = as_count(r.get("undecided"))
+    total_all = total
+    total -= undecided
     notes: list[Message] = []
     if spec.failures.throttling_below_limit and ctx.contract.rate_limit is None:
         notes.append(AvailabilitySays.NO_RATE_LIMIT())
     details: dict[str, Any] = {"failed": failed}
-    for k in ("error_calls", "timeout_calls", "throttled_calls", "unknown_status_calls"):
+    for k in (
+        "error_calls",
+        "timeout_calls",
+        "throttled_calls",
+        "unknown_status_calls",
+        "unclassified_calls",
+        "customer_error_calls",
+    ):
         details[k] = as_count(r.get(k))
+    details["undecided_calls"] = undecided
+    details["unclassified_failures"] = str(ctx.contract.readings.unclassified_failures)
+    cache_hits = as_count(excluded.get("cache_hit")) + as_count(r.get("cache_hit_calls"))
+    details["cache_hit_calls"] = cache_hits
     if details["unknown_status_calls"]:
         notes.append(AvailabilitySays.UNKNOWN_STATUS(n=details["unknown_status_calls"]))
+    reading = ctx.contract.readings.unclassified_failures
+    if reading is UnclassifiedFailures.VENDOR and details["unclassified_calls"]:
+        notes.append(AvailabilitySays.UNCLASSIFIED_VENDOR(n=details["unclassified_calls"]))
+    if reading is UnclassifiedFailures.EXCLUDED and excluded.get("unclassified_failure"):
+        notes.append(AvailabilitySays.UNCLASSIFIED_EXCLUDED(n=excluded["unclassified_failure"]))
+    if cache_hits:
+        counted = ctx.contract.readings.cache_hits is CacheHits.COUNTED
+        says = (
+            AvailabilitySays.CACHE_HITS_COUNTED if counted else AvailabilitySays.CACHE_HITS_EXCLUDED
+        )
+        notes.append(says(n=cache_hits))
     lost = losses.get(w.label, Losses({}, {}))
     undated = sum(losses.get("", Losses({}, {})).set_aside.values())
     notes.extend(lost.notes(undated))
@@ -155,21 +249,43 @@ def _window_result(
             gap=None if observed is None else observed - spec.target_percent,
         )
 
-    if total == 0:
+    if total_all == 0:
         return result(Verdict.NO_DATA, None, AvailabilitySays.NO_CALLS())
-    if spec.min_samples is not None and total < spec.min_samples:
+    if spec.min_samples is not None and total_all < spec.min_samples:
         return result(
-            Verdict.NO_DATA, None, AvailabilitySays.BELOW_MIN(n=total, min=spec.min_samples)
+            Verdict.NO_DATA, None, AvailabilitySays.BELOW_MIN(n=total_all, min=spec.min_samples)
         )
+    if total == 0:  # every counted call is an unclassified failure
+        notes.append(AvailabilitySays.UNCLASSIFIED_BOUNDS(n=undecided, high="—", low=0.0))
+        return result(Verdict.INDETERMINATE, None, AvailabilitySays.UNCLASSIFIED_DECIDES())
     # One correctly rounded division, so 999 of 1000 reads exactly as the literal 99.9.
     observed = 100.0 * (total - failed) / total
+    # with every undecided call counted as the vendor's failure (the same when there are none)
+    low = 100.0 * (total - failed) / total_all
     credits = ctx.contract.credits
     if credits is not None:
         details["credit_percent"] = credit_for(credits, observed)
         deadline = ctx.claim_deadline(credits, w)
         details["claim_deadline"] = None if deadline is None else deadline.isoformat()
-    verdict = Verdict.MET if observed >= spec.target_percent else Verdict.BREACHED
-    return result(verdict, observed)
+    if undecided:
+        details["observed_with_unclassified_as_failures"] = low
+        notes.append(
+            AvailabilitySays.UNCLASSIFIED_BOUNDS(
+                n=undecided, high=round(observed, 4), low=round(low, 4)
+            )
+        )
+        if credits is not None and credit_for(credits, low) != details["credit_percent"]:
+            details["credit_percent_with_unclassified"] = credit_for(credits, low)
+            notes.append(
+                AvailabilitySays.CREDIT_RANGE(
+                    low=details["credit_percent"], high=details["credit_percent_with_unclassified"]
+                )
+            )
+    if low >= spec.target_percent:
+        return result(Verdict.MET, observed)
+    if observed < spec.target_percent:
+        return result(Verdict.BREACHED, observed)
+    return result(Verdict.INDETERMINATE, observed, AvailabilitySays.UNCLASSIFIED_DECIDES())
 
 
 @check("availability")
@@ -180,16 +296,25 @@ def availability(ctx: CheckContext) -> list[TermResult]:
         return []
     windows = ctx.windows(spec.window)
     c = scoped_calls(ctx, windows)
-    m = c.mutate(excluded=ctx.exclusion_reason(c), failed=failed_expr(ctx, c))
+    m = c.mutate(
+        excluded=ctx.exclusion_reason(c),
+        failed=failed_expr(ctx, c),
+        undecided=undecided_expr(ctx, c),
+    )
     counted = m.filter(m.excluded.isnull())
+    state = counted.state
     rows = by_window(
         counted,
         total=counted.count(),
         failed=counted.failed.sum(),
-        error_calls=(counted.status == "error").sum(),
-        timeout_calls=(counted.status == "timeout").sum(),
-        throttled_calls=(counted.status == "throttled").sum(),
-        unknown_status_calls=counted.status.isnull().sum(),
+        undecided=counted.undecided.sum(),
+        error_calls=(state == str(CallState.VENDOR_ERROR)).sum(),
+        timeout_calls=(state == str(CallState.TIMEOUT)).sum(),
+        throttled_calls=(state == str(CallState.THROTTLED)).sum(),
+        unknown_status_calls=(state == str(CallState.UNKNOWN)).sum(),
+        unclassified_calls=(state == str(CallState.UNCLASSIFIED)).sum(),
+        customer_error_calls=(state == str(CallState.CUSTOMER_ERROR)).sum(),
+        cache_hit_calls=(state == str(CallState.CACHED)).sum(),
     )
     ex = m.filter(m.excluded.notnull())
     ex_df = ex.group_by(["window", "excluded"]).aggregate(n=ex.count()).execute()
@@ -212,4 +337,4 @@ def availability(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = ["AvailabilitySays", "availability", "credit_for", "failed_expr"]
+__all__ = ["AvailabilitySays", "availability", "credit_for", "failed_expr", "undecided_expr"]

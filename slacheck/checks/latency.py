@@ -468,7 +468,9 @@ def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
         return _task_units(ctx, scoped)
     # one state rule (metering.derive): answered calls are measured, a missing status included
     state = ibis.cases(
-        (scoped.state == "ok", "ok"), (scoped.state == "unknown", "unknown"), else_="failed"
+        (scoped.state.isin(["ok", "cached"]), "ok"),
+        (scoped.state == "unknown", "unknown"),
+        else_="failed",
     )
     full = Point("full_response", "_p", "duration_ms")
     p, f, a = scoped.duration_ms, _NULL_FLOAT, _NULL_FLOAT

@@ -591,7 +591,10 @@ class Exclusions(_Model):
         description="Calls served on these tiers (e.g. `flex`) are excluded.",
     )
     customer_errors: bool = Field(
-        default=True, description="Customer-caused errors (HTTP 4xx other than 429) are excluded."
+        default=True,
+        description="Customer-caused errors are excluded: status class `customer_error` (HTTP "
+        "4xx other than 429, or an SDK exception class that means one, such as "
+        "`openai.NotFoundError`).",
     )
 
 
@@ -618,6 +621,17 @@ class TaskRateCount(StrEnum):
 class AtTheLimit(StrEnum):
     WITHIN = "within"
     BEYOND = "beyond"
+
+
+class UnclassifiedFailures(StrEnum):
+    BOUNDS = "bounds"
+    VENDOR = "vendor"
+    EXCLUDED = "excluded"
+
+
+class CacheHits(StrEnum):
+    EXCLUDED = "excluded"
+    COUNTED = "counted"
 
 
 class Readings(_Model):
@@ -648,6 +662,20 @@ class Readings(_Model):
         default=AtTheLimit.WITHIN,
         description="A value exactly at a threshold is `within` it (default: ≤ for at-most "
         'terms, ≥ for at-least terms, as "within 500 ms" is usually read) or `beyond` it.',
+    )
+    unclassified_failures: UnclassifiedFailures = Field(
+        default=UnclassifiedFailures.BOUNDS,
+        description="A failed call whose trace does not say whose failure it was (a connection "
+        "error, a bare failure flag): `bounds` (default) computes every term that counts "
+        "failures both with these calls as the vendor's failures and with them excluded, and "
+        "the verdict is `indeterminate` when the two disagree; `vendor` counts them as the "
+        "vendor's failures; `excluded` leaves them out. Always counted and named.",
+    )
+    cache_hits: CacheHits = Field(
+        default=CacheHits.EXCLUDED,
+        description="A call a gateway answered from its response cache (`response_cached`), "
+        "never sent to the vendor: `excluded` (default) leaves it out of vendor terms "
+        "(latency, availability), `counted` measures it as an answered call. Always counted.",
     )
 
 

@@ -33,6 +33,7 @@ from slacheck.match.mismatch import (
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import EffectiveSpan, Losses, Metering
 from slacheck.metering.derive import (
+    CallState,
     ScopeMatch,
     model_base,
     region_key,
@@ -171,6 +172,22 @@ class FieldSays(MessageCode):
     )
     # nothing to measure
     NO_CALLS = NC_("fields.no_data.calls", "no successful model calls in the traces")
+    UNCLASSIFIED = NPC_(
+        "fields.status.unclassified",
+        "{n} in-scope model call failed and no source says whose failure it was (no HTTP "
+        "status, no known exception class): read as readings.unclassified_failures says "
+        "({reading}); record http.response.status_code or error.type to classify it",
+        "{n} in-scope model calls failed and no source says whose failure it was (no HTTP "
+        "status, no known exception class): read as readings.unclassified_failures says "
+        "({reading}); record http.response.status_code or error.type to classify them",
+    )
+    CACHE_HITS = NPC_(
+        "fields.status.cache_hits",
+        "{n} in-scope model call was answered from a gateway's response cache: {reading} by "
+        "readings.cache_hits",
+        "{n} in-scope model calls were answered from a gateway's response cache: {reading} by "
+        "readings.cache_hits",
+    )
     NO_SCOPED_CALLS = NC_(
         "fields.no_data.scoped_calls",
         "no in-scope model calls: check the contract's scope (slacheck traces inspect)",
@@ -377,6 +394,10 @@ class FieldCheck:
     effective: EffectiveSpan = field(default_factory=lambda: EffectiveSpan(0, 0))
     #: that said, when any fall outside it
     outside: Message | None = None
+    #: in-scope calls of the traces measured, by call state (``metering.derive.CallState``)
+    states: dict[str, int] = field(default_factory=dict)
+    #: what the states need said: unclassified failures and cache hits, and their readings
+    status_notes: tuple[Message, ...] = ()
 
     def gaps(self) -> tuple[FieldItem, ...]:
         """Items not measurable as recorded (derivable, partial, not measurable, no data):
@@ -406,6 +427,8 @@ class FieldCheck:
                 "calls_after": self.effective.after,
                 "message": None if self.outside is None else self.outside.to_dict(),
             },
+            "call_states": dict(sorted(self.states.items())),
+            "status_notes": [n.to_dict() for n in self.status_notes],
         }
 
 
@@ -533,6 +556,7 @@ def check_fields(
     items = tuple(sorted(unordered, key=lambda i: i.item))
     mismatches = find_mismatches(contract, traces, c, t, coverage=coverage, metering=m)
     matched = scope_match(c, contract.scope, contract.readings.model_scope)
+    states, notes = _states(contract, c)
     return FieldCheck(
         items,
         mismatches,
@@ -540,6 +564,8 @@ def check_fields(
         m.total_losses,
         effective=m.outside_effective,
         outside=m.outside_said(),
+        states=states,
+        status_notes=notes,
     )
 
 
@@ -548,6 +574,27 @@ def _measured(m: Metering, ts_us: ir.IntegerValue) -> ir.BooleanValue:
     if m.period is None:
         return ibis.literal(True)
     return (ts_us >= m.period.start_us) & (ts_us < m.period.end_us)
+
+
+def _states(contract: Contract, c: ir.Table) -> tuple[dict[str, int], tuple[Message, ...]]:
+    """The in-scope calls per call state, and the notes the unclassified failures and cache
+    hits need: counted and named, with the reading that decides how they are read."""
+    x = c.filter(scoped(c, contract))
+    df = x.group_by("state").aggregate(n=x.count()).to_pyarrow().to_pylist()
+    states = {str(r["state"]): int(r["n"]) for r in df}
+    notes: list[Message] = []
+    readings = contract.readings
+    if states.get(str(CallState.UNCLASSIFIED)):
+        notes.append(
+            S.UNCLASSIFIED(
+                n=states[str(CallState.UNCLASSIFIED)], reading=str(readings.unclassified_failures)
+            )
+        )
+    if states.get(str(CallState.CACHED)):
+        notes.append(
+            S.CACHE_HITS(n=states[str(CallState.CACHED)], reading=str(readings.cache_hits))
+        )
+    return states, tuple(notes)
 
 
 def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, FieldItem]:

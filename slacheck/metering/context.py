@@ -31,10 +31,11 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
-from slacheck.contract.model import Contract, Credits, Window
+from slacheck.contract.model import CacheHits, Contract, Credits, UnclassifiedFailures, Window
 from slacheck.engine import Engine, engine_of
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
+from slacheck.metering.derive import CallState
 from slacheck.metering.metrics import MetricsEvidence
 from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import QUARTER_HOUR_US
@@ -55,7 +56,8 @@ _QUARTER_HOUR = QUARTER_HOUR_US
 _YEAR_2200_US = 7_258_118_400_000_000  # beyond any timestamp ingestion keeps
 _EPOCH = dt.date(1970, 1, 1)
 #: span columns that say where a row came from: long strings no consumer of calls reads
-_PROVENANCE = ("source_file", "source_ref", "defect", "error_type")
+#: (``error_type`` stays: the legacy status ``error`` is classified by it, ``trace.status``)
+_PROVENANCE = ("source_file", "source_ref", "defect", "status_source")
 
 
 class Exclusion(StrEnum):
@@ -66,6 +68,10 @@ class Exclusion(StrEnum):
     LONG_INPUT = "long_input"
     DOWNGRADED_TIER = "downgraded_tier"
     CUSTOMER_ERROR = "customer_error"
+    #: answered by a gateway's response cache (``readings.cache_hits: excluded``)
+    CACHE_HIT = "cache_hit"
+    #: a failure nothing classified (``readings.unclassified_failures: excluded``)
+    UNCLASSIFIED_FAILURE = "unclassified_failure"
 
 
 @dataclass(frozen=True, slots=True)
@@ -559,9 +565,17 @@ class Metering:
                 )
             )
         if ex.customer_errors:
-            client_error = (c.http_status >= 400) & (c.http_status < 500) & (c.http_status != 429)
+            # the status class, whatever classified it: an HTTP 4xx, an SDK's exception class
+            customer = c.state == str(CallState.CUSTOMER_ERROR)
+            cases.append((customer.fill_null(False), ibis.literal(str(Exclusion.CUSTOMER_ERROR))))
+        readings = self.contract.readings
+        if readings.cache_hits is CacheHits.EXCLUDED:
+            cached = c.state == str(CallState.CACHED)
+            cases.append((cached.fill_null(False), ibis.literal(str(Exclusion.CACHE_HIT))))
+        if readings.unclassified_failures is UnclassifiedFailures.EXCLUDED:
+            unclassified = c.state == str(CallState.UNCLASSIFIED)
             cases.append(
-                (client_error.fill_null(False), ibis.literal(str(Exclusion.CUSTOMER_ERROR)))
+                (unclassified.fill_null(False), ibis.literal(str(Exclusion.UNCLASSIFIED_FAILURE)))
             )
         if not cases:
             return ibis.null().cast("string")

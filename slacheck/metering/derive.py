@@ -16,10 +16,13 @@ Derivations (each records where its value came from, so a report can say "derive
 - a call-level term's metric (``point_value``): server processing as recorded, else derived
   (client duration − network − queue), else only the client duration — an upper bound that can
   prove a cap met but never breached (source ``client``);
-- call state (``state``): ``ok``, ``failed``, ``throttled``, ``timeout`` or ``unknown`` (no status
-  recorded). An answered call (``succeeded``) is ``ok`` or ``unknown``: OpenTelemetry leaves a
-  successful span's status unset, so a missing status is no sign of failure. Every consumer
-  counts ``unknown`` calls and says how many there were; none drops them or hides them;
+- call state (``state``): the status class (``ok``, ``customer_error``, ``throttled``,
+  ``vendor_error``, ``timeout``, ``unclassified``; the legacy ``error`` read by its HTTP status and
+  error type, ``trace.status.status_class_expr``), ``cached`` for a gateway cache hit (never
+  sent to the vendor), or ``unknown`` (no status recorded). An answered call (``succeeded``) is
+  ``ok``, ``cached`` or ``unknown``: OpenTelemetry leaves a successful span's status unset, so a
+  missing status is no sign of failure. Every consumer counts ``unknown``, ``unclassified`` and
+  ``cached`` calls and says how many there were; none drops them or hides them;
 - region key (``region_key``): the serving region trimmed and lower-cased, on both sides —
   ``CN-Shanghai`` in a trace is the contract's ``cn-shanghai``;
 - scope (``scope_miss``): why a call is outside the contract's scope (a scope field missing on
@@ -47,6 +50,7 @@ from slacheck.contract.model import (
     TokensPerSecondBasis,
 )
 from slacheck.trace.ingest import Traces
+from slacheck.trace.status import status_class_expr
 
 _PATH_PREFIX = r"^.*/"
 _SNAPSHOT = r"(-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-\d{3,4}|-latest|@latest)$"
@@ -57,11 +61,28 @@ class CallState(StrEnum):
     """How a model call ended, as every check and the field check read it."""
 
     OK = "ok"
-    FAILED = "failed"
+    CUSTOMER_ERROR = "customer_error"
     THROTTLED = "throttled"
+    VENDOR_ERROR = "vendor_error"
     TIMEOUT = "timeout"
+    #: a failure no source could classify: the contract's ``readings.unclassified_failures``
+    #: says how it is read; always counted and named
+    UNCLASSIFIED = "unclassified"
+    #: answered by a gateway's response cache, never sent to the vendor: outside vendor terms
+    #: unless ``readings.cache_hits`` says ``counted``
+    CACHED = "cached"
     #: no status recorded: counted and reported; measured as answered (see the module doc)
     UNKNOWN = "unknown"
+
+
+#: the states of a call that did not get an answer
+FAILURE_STATES: tuple[CallState, ...] = (
+    CallState.CUSTOMER_ERROR,
+    CallState.THROTTLED,
+    CallState.VENDOR_ERROR,
+    CallState.TIMEOUT,
+    CallState.UNCLASSIFIED,
+)
 
 
 class ScopeMiss(StrEnum):
@@ -89,14 +110,15 @@ def region_key_expr(region: ir.StringValue) -> ir.StringValue:
     return _trimmed(region).lower().nullif("")
 
 
-def state_expr(status: ir.StringValue) -> ir.StringValue:
-    """The call state from the canonical ``status`` (``error`` is ``failed``)."""
+def state_expr(c: ir.Table) -> ir.StringValue:
+    """The call state of a row with ``status``, ``http_status``, ``error_type`` and
+    ``response_cached``: a cache hit is ``cached`` whatever its status; else the status class
+    (the legacy ``error`` classified as a reader would); no status is ``unknown``."""
+    cls = status_class_expr(c.status, c.http_status, c.error_type)
     return ibis.cases(
-        (status.isnull(), str(CallState.UNKNOWN)),
-        (status == "ok", str(CallState.OK)),
-        (status == "throttled", str(CallState.THROTTLED)),
-        (status == "timeout", str(CallState.TIMEOUT)),
-        else_=str(CallState.FAILED),
+        (c.response_cached.fill_null(False), str(CallState.CACHED)),
+        (cls.isnull(), str(CallState.UNKNOWN)),
+        else_=cls,
     )
 
 
@@ -333,7 +355,7 @@ def calls_of(
     gen_ms = c.duration_ms - c.ttft_ms
     region_d = ibis.coalesce(c.region, path_region)
     out = c.mutate(
-        state=state_expr(c.status),
+        state=state_expr(c),
         region_d=region_d,
         region_key=region_key_expr(region_d),
         region_source=ibis.cases(
@@ -362,8 +384,10 @@ def calls_of(
 
 
 def succeeded(c: ir.Table) -> ir.BooleanValue:
-    """Whether a call (from ``calls``) was answered: state ``ok`` or ``unknown`` (no status)."""
-    return c.state.isin([str(CallState.OK), str(CallState.UNKNOWN)])
+    """Whether a call (from ``calls``) was answered: state ``ok``, ``cached`` (by a cache) or
+    ``unknown`` (no status). Whether a cache hit counts in a vendor term is the contract's
+    ``readings.cache_hits``, applied as an exclusion (``CheckContext.exclusion_reason``)."""
+    return c.state.isin([str(CallState.OK), str(CallState.CACHED), str(CallState.UNKNOWN)])
 
 
 def point_value(

@@ -152,6 +152,14 @@ class ClaimPack:
                 "denominator_counted_calls": r.total,
                 "failed_calls": r.total - r.good,
                 "excluded_calls": dict(r.excluded),
+                # named, whatever the reading: counted as the vendor's, left out, or read both
+                # ways (``undecided``: in neither count the claim rests on)
+                "unclassified_failures": {
+                    "calls": int(r.details.get("unclassified_calls") or 0),
+                    "undecided": int(r.details.get("undecided_calls") or 0),
+                    "reading": str(c.readings.unclassified_failures),
+                },
+                "cache_hit_calls": int(r.details.get("cache_hit_calls") or 0),
                 "criterion": r.criterion,
                 "failures": c.availability.failures.model_dump() if c.availability else {},
             },

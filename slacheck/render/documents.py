@@ -685,14 +685,14 @@ def _evidence(ctx: Any) -> EvidenceFile:
     import csv
     import io
 
-    from slacheck.metering.derive import scoped
+    from slacheck.metering.derive import FAILURE_STATES, scoped
 
     contract: Contract = ctx.contract
     w = ctx.period
     c = ctx.calls
     c = c.filter(scoped(c, contract) & (c.start_us >= w.start_us) & (c.start_us < w.end_us))
     c = c.mutate(_ex=ctx.exclusion_reason(c))
-    c = c.filter(c._ex.notnull() | (c.state != "ok"))
+    c = c.filter(c._ex.notnull() | c.state.isin([str(s) for s in FAILURE_STATES]))
     rows = (
         c.select("start_us", "task_id", "span_id", "region_key", "state", "http_status", "_ex")
         .order_by(["start_us", "task_id", "span_id"])
@@ -711,6 +711,10 @@ def _evidence(ctx: Any) -> EvidenceFile:
         http = "" if r["http_status"] is None else str(int(r["http_status"]))
         excluded = r["_ex"] is not None
         reason = r["_ex"] if excluded else str(r["state"]) + (f" (HTTP {http})" if http else "")
+        # an unclassified failure is neither proven the vendor's nor excused: it says so
+        counted = (
+            "excluded" if excluded else "unclassified" if r["state"] == "unclassified" else "failed"
+        )
         out.writerow(
             (
                 local.isoformat(timespec="milliseconds"),
@@ -719,7 +723,7 @@ def _evidence(ctx: Any) -> EvidenceFile:
                 _csv_safe(r["region_key"]),
                 r["state"],
                 http,
-                "excluded" if excluded else "failed",
+                counted,
                 reason,
             )
         )

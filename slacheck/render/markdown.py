@@ -107,7 +107,7 @@ def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
     if check.outside is not None:
         lines += ["", md_text(render(check.outside, lang))]
-    lost = check.losses.notes(whole_period=True)
+    lost = [*check.losses.notes(whole_period=True), *check.status_notes]
     if lost:
         lines += ["", *(f"- {md_text(render(n, lang))}" for n in lost)]
     return visible("\n".join(lines)) + "\n"  # one text-safety rule (``textsafe``)

@@ -109,6 +109,10 @@ class Name(MessageCode):
     EXCLUSION_LONG_INPUT = NC_("name.exclusion.long_input", "input over the token limit")
     EXCLUSION_DOWNGRADED_TIER = NC_("name.exclusion.downgraded_tier", "downgraded service tier")
     EXCLUSION_CUSTOMER_ERROR = NC_("name.exclusion.customer_error", "customer-caused error")
+    EXCLUSION_CACHE_HIT = NC_("name.exclusion.cache_hit", "gateway cache hit")
+    EXCLUSION_UNCLASSIFIED_FAILURE = NC_(
+        "name.exclusion.unclassified_failure", "unclassified failure"
+    )
     ROLE_PRIMARY = NC_("name.role.primary", "primary")
     ROLE_FAILOVER = NC_("name.role.failover", "failover")
     ROLE_UNLISTED = NC_("name.role.unlisted", "not in the contract's list")

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ruamel.yaml import YAML
 
 from slacheck.trace.records import Unparseable, as_bool, as_float, as_int, as_text, lookup
-from slacheck.trace.schema import BY_NAME, Kind, SetAside
+from slacheck.trace.schema import BY_NAME, Kind, SetAside, Status
 
 Format = Literal["otlp", "langfuse", "langsmith"]
 Unit = Literal["s", "ms", "us", "ns", "tokens", "timestamp"]
@@ -25,7 +25,8 @@ _TO_MS = {"s": 1000.0, "ms": 1.0, "us": 0.001, "ns": 0.000001}
 FIRST_TOKEN = "first_token_time"
 #: columns a reader computes itself and no row may fill
 _NOT_FILLED = frozenset(
-    {"task_id", "span_id", "parent_span_id", "kind", "name", "status", "start_us", "end_us"}
+    {"task_id", "span_id", "parent_span_id", "kind", "name", "status", "status_source"}
+    | {"start_us", "end_us"}
     | {"duration_ms", "source_file", "source_ref", "defect"}
 )
 
@@ -80,12 +81,110 @@ class FieldRule(_Row):
         return self
 
 
+class HttpRule(_Row):
+    """HTTP status codes (listed, or the range ``from``–``to``) that mean ``status``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    codes: tuple[int, ...] = ()
+    from_: int | None = Field(default=None, alias="from")
+    to: int | None = None
+    status: Status
+
+    @model_validator(mode="after")
+    def _one_way(self) -> HttpRule:
+        if bool(self.codes) == (self.from_ is not None or self.to is not None):
+            raise ValueError("give either codes or from/to")
+        if (self.from_ is None) != (self.to is None):
+            raise ValueError("give both from and to")
+        return self
+
+    def matches(self, code: int) -> bool:
+        if self.codes:
+            return code in self.codes
+        assert self.from_ is not None and self.to is not None
+        return self.from_ <= code <= self.to
+
+
+class ClassRule(_Row):
+    """An SDK's exception class (its name without the module path) and the status it means.
+    ``generic``: a family of codes; a code recorded with it decides first."""
+
+    sdk: str
+    class_: str = Field(alias="class")
+    status: Status
+    generic: bool = False
+    note: str = ""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @property
+    def key(self) -> str:
+        """The class as compared: without its module path, lower case."""
+        return class_key(self.class_)
+
+
+class KeywordRule(_Row):
+    """A pattern of words (searched in squashed, lower-cased text) that means ``status``."""
+
+    pattern: str
+    status: Status
+
+
+class StatusTable(_Row):
+    """How a call's status class is read (``conventions.yaml``'s ``status`` section)."""
+
+    http: tuple[HttpRule, ...]
+    code_patterns: tuple[str, ...]
+    class_patterns: tuple[str, ...]
+    classes: tuple[ClassRule, ...]
+    keywords: tuple[KeywordRule, ...]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> StatusTable:
+        import re
+
+        for pattern in (
+            *self.code_patterns,
+            *self.class_patterns,
+            *(k.pattern for k in self.keywords),
+        ):
+            try:
+                compiled = re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from None
+            if pattern in (*self.code_patterns, *self.class_patterns) and compiled.groups != 1:
+                raise ValueError(f"pattern {pattern!r} needs exactly one group")
+        seen: dict[str, ClassRule] = {}
+        for rule in self.classes:
+            if rule.status is Status.OK:
+                raise ValueError(f"class {rule.class_}: a failure class cannot mean ok")
+            other = seen.get(rule.key)
+            if other is not None:
+                raise ValueError(f"class {rule.class_} is listed twice ({other.sdk}, {rule.sdk})")
+            seen[rule.key] = rule
+        return self
+
+    def http_status(self, code: int) -> Status | None:
+        """The status an HTTP code means, or None (below 400)."""
+        for rule in self.http:
+            if rule.matches(code):
+                return rule.status
+        return None
+
+
+def class_key(name: str) -> str:
+    """An exception class as compared: the last part of a dotted path, lower case."""
+    return name.strip().rsplit(".", 1)[-1].lower()
+
+
 class Table(_Row):
     """The whole table, rows in the order they are tried."""
 
     conventions: dict[str, Convention]
     kinds: tuple[KindRule, ...]
     fields: tuple[FieldRule, ...] = Field(default=())
+    status: StatusTable
 
     @model_validator(mode="after")
     def _known_conventions(self) -> Table:
@@ -260,4 +359,27 @@ def reference_markdown() -> str:
             f"| `{r['convention']}` | `{r['source']}` | {r['canonical']} | "
             f"{r['unit'] or '—'} | {r['note']} |"
         )
+    return "\n".join(lines) + "\n" + status_reference_markdown()
+
+
+def status_reference_markdown() -> str:
+    """The ``status`` section as Markdown: HTTP codes, exception classes, patterns, keywords."""
+    st = table().status
+    lines = ["", "Status classes (section `status`, tried in the order its comment gives):", ""]
+    lines += ["| HTTP status | status class |", "|---|---|"]
+    for h in st.http:
+        codes = ", ".join(str(c) for c in h.codes) if h.codes else f"{h.from_}–{h.to}"
+        lines.append(f"| {codes} | `{h.status}` |")
+    lines += ["", "| SDK | exception class | status class | note |", "|---|---|---|---|"]
+    for c in st.classes:
+        generic = "generic: a recorded code decides first; " if c.generic else ""
+        lines.append(f"| {c.sdk} | `{c.class_}` | `{c.status}` | {generic}{c.note} |")
+    lines += ["", "| read from messages | pattern |", "|---|---|"]
+
+    def cell(pattern: str) -> str:
+        return "`" + pattern.replace("|", "\\|") + "`"
+
+    lines += [f"| HTTP code | {cell(p)} |" for p in st.code_patterns]
+    lines += [f"| exception class | {cell(p)} |" for p in st.class_patterns]
+    lines += [f"| keyword → `{k.status}` | {cell(k.pattern)} |" for k in st.keywords]
     return "\n".join(lines) + "\n"

@@ -70,9 +70,11 @@ _BLOCK_TASKS = 16_384
 
 # Span roles inside a step, in the order they run.
 _RETRIEVAL, _LLM_FIRST, _LLM_FINAL, _TOOL = 0, 1, 2, 3
-# Status codes, indexing _STATUS.
-_OK, _ERROR, _THROTTLED, _TIMEOUT = 0, 1, 2, 3
-_STATUS = (Status.OK, Status.ERROR, Status.THROTTLED, Status.TIMEOUT)
+# Status codes, indexing _STATUS. _ERROR is a 5xx on a model call (vendor_error); on any other
+# span (a failed tool, a task that ended in a failure) nothing says whose it was, as the readers
+# classify what the OTLP export of the same span records: _UNCLASSIFIED.
+_OK, _ERROR, _THROTTLED, _TIMEOUT, _UNCLASSIFIED = 0, 1, 2, 3, 4
+_STATUS = (Status.OK, Status.VENDOR_ERROR, Status.THROTTLED, Status.TIMEOUT, Status.UNCLASSIFIED)
 _ERROR_TYPE = (None, "server_error", "rate_limit_exceeded", "timeout")
 _TOOL_ERROR = "tool_error"
 
@@ -522,6 +524,8 @@ def _block(
     sp_status = np.where(tool_error, _ERROR, 0).astype(np.int8)
     sp_status[l_idx] = l_status
     status_code = scatter(task_status, sp_status)
+    # kind code 1 is llm (see kind_code): an error anywhere else is unclassified
+    status_code = np.where((status_code == _ERROR) & (kind_code != 1), _UNCLASSIFIED, status_code)
     # error type: 0-3 as _ERROR_TYPE, 4 tool_error
     sp_etype = sp_status.astype(np.int8)
     sp_etype[tool_error] = 4

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+import ibis
 
 from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.trace.schema import COLUMNS
+from slacheck.trace.status import status_of
 
 _SKIP = {"source_file", "source_ref", "defect"}
 
@@ -33,6 +36,8 @@ class TraceSummary:
     coverage: tuple[Coverage, ...]
     quality: Quality
     sources: tuple[SourceFile, ...]
+    #: model calls per status class, and per class what classified how many (``status_source``)
+    statuses: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         def iso(us: int | None) -> str | None:
@@ -50,6 +55,10 @@ class TraceSummary:
                 c.field: {"non_null": c.non_null, "applicable": c.applicable} for c in self.coverage
             },
             "set_aside": dict(sorted(self.quality.set_aside.items())),
+            "statuses": {
+                k: {"calls": sum(v.values()), "by_source": dict(sorted(v.items()))}
+                for k, v in sorted(self.statuses.items())
+            },
             "quality": self.quality.to_dict(),
             "sources": [
                 {
@@ -63,6 +72,25 @@ class TraceSummary:
                 for s in self.sources
             ],
         }
+
+
+def _statuses(t: Any) -> dict[str, dict[str, int]]:
+    """Model calls per status class (the legacy ``error`` read as the metering reads it; a
+    gateway cache hit is its own class, ``cached``; no status: ``unknown``) and per class the
+    source that classified them (``none`` for a call that did not fail)."""
+    llm = t.filter(t.kind == "llm")
+    cls, src = status_of(llm.status, llm.http_status, llm.error_type, llm.status_source)
+    cls = ibis.cases(
+        (llm.response_cached.fill_null(False), "cached"),
+        (cls.isnull(), "unknown"),
+        else_=cls,
+    )
+    x = llm.select(c=cls, s=src.fill_null("none"))
+    rows = x.group_by(["c", "s"]).aggregate(n=x.count()).to_pyarrow().to_pylist()
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        out.setdefault(str(r["c"]), {})[str(r["s"])] = int(r["n"])
+    return out
 
 
 def summarize(traces: Traces) -> TraceSummary:
@@ -95,6 +123,7 @@ def summarize(traces: Traces) -> TraceSummary:
         if c.name not in _SKIP
     )
     return TraceSummary(
+        statuses=_statuses(t),
         spans=int(row["spans"]),
         tasks=int(row["tasks"]),
         kinds={str(k): int(n) for k, n in zip(kinds_df["kind"], kinds_df["n"], strict=True)},

@@ -174,6 +174,22 @@ def _nanos(value: object) -> object:
     return numbers.nanos(value)
 
 
+def exception_event(span: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The type and message of the span's last ``exception`` event (OTel exception semantic
+    conventions), each null when not recorded: what ended the span, when the SDK recorded it."""
+    events = span.get("events")
+    if not isinstance(events, list):
+        return None, None
+    last = None
+    for event in events:
+        if isinstance(event, dict) and event.get("name") == "exception":
+            last = event
+    if last is None:
+        return None, None
+    attrs = _attributes(last.get("attributes"))
+    return as_text(attrs.get("exception.type")), as_text(attrs.get("exception.message"))
+
+
 def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str, object]) -> None:
     defects: list[str] = []
     # the conventions table decides which attributes fill which field, and the span's kind
@@ -188,7 +204,7 @@ def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str
     status = status if isinstance(status, dict) else {}
     failed = status.get("code") in _ERROR_CODES
     message = as_text(status.get("message"))
-    set_status(fields, failed=failed, message=message)
+    set_status(fields, failed=failed, message=message, exception=exception_event(span))
     fields["kind"] = str(kind)
     fields["task_id"] = _otlp_id(span.get("traceId"), 16)
     fields["span_id"] = _otlp_id(span.get("spanId"), 8)

@@ -36,6 +36,7 @@ from slacheck.engine import Engine, EngineSession
 from slacheck.trace import numbers
 from slacheck.trace.conventions import FieldRule, KindRule, table
 from slacheck.trace.schema import BY_NAME, COLUMNS, Kind, SetAside, Status
+from slacheck.trace.status import classify_expr
 
 # -- the raw shape, one description for both engines -------------------------------------------
 
@@ -63,6 +64,7 @@ _SPAN: dict[str, Any] = {
     "endTimeUnixNano": _S,
     "status": {"code": _S, "message": _S},
     "attributes": _ATTRS,
+    "events": [{"name": _S, "attributes": _ATTRS}],
 }
 _SCOPE_SPANS: list[Any] = [{"scope": {"attributes": _ATTRS}, "spans": [_SPAN]}]
 #: one line of the file: an ExportTraceServiceRequest
@@ -431,6 +433,7 @@ def _spans(lines: ir.Table) -> ir.Table:
     attrs = s.res.fill_null(empty).concat(
         s.scope.fill_null(empty), s.sp.attributes.fill_null(empty)
     )
+    exception_type, exception_message = _exception_event(s.sp.events)
     return s.select(
         source_file=s.source_file,
         source_ref=ref,
@@ -442,8 +445,28 @@ def _spans(lines: ir.Table) -> ir.Table:
         end=s.sp.endTimeUnixNano,
         code=s.sp.status.code,
         message=s.sp.status.message,
+        exception_type=exception_type,
+        exception_message=exception_message,
         attrs=attrs,
     )
+
+
+def _exception_event(events: ir.ArrayValue) -> tuple[ir.StringValue, ir.StringValue]:
+    """``otlp.exception_event`` in the engine: the type and message of the span's last
+    ``exception`` event, null when not recorded."""
+    exc = events.filter(lambda e: e["name"] == "exception")
+    n = exc.length().fill_null(0)
+    last = ibis.ifelse(n > 0, exc[n - 1], ibis.null(exc.type().value_type))
+
+    def attribute(key: str) -> ir.StringValue:
+        found = last.attributes.filter(lambda a: a.key == key)
+        m = found.length().fill_null(0)
+        value = ibis.ifelse(
+            m > 0, found[m - 1].value, ibis.null(found.type().value_type.fields["value"])
+        )
+        return _value(value).text
+
+    return attribute("exception.type"), attribute("exception.message")
 
 
 # -- values -------------------------------------------------------------------------------------
@@ -713,9 +736,15 @@ def canonical(
 
     failed = _strip(t.code).isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
     error_type = out.get("error_type", ibis.null(dt.string))
-    error_type = ibis.ifelse(error_type.isnull() & failed, _error_class(t.message), error_type)
-    out["error_type"] = error_type
-    out["status"] = _status(failed, error_type, out.get("http_status"), t.message)
+    status, status_source = _status(
+        failed, error_type, out.get("http_status"), t.message, t.exception_type, t.exception_message
+    )
+    derived = ibis.coalesce(t.exception_type.nullif(""), _error_class(t.message))
+    out["error_type"] = ibis.ifelse(
+        error_type.isnull() & (status != str(Status.OK)), derived, error_type
+    )
+    out["status"] = status
+    out["status_source"] = status_source
     out["kind"] = kind
     out["task_id"] = _otlp_id(t.trace_id, 16, engine)
     out["span_id"] = _otlp_id(t.span_id, 8, engine)
@@ -848,35 +877,17 @@ def _status(
     error_type: ir.StringValue,
     http: ir.IntegerValue | None,
     message: ir.StringValue,
-) -> ir.StringValue:
-    """``records.classify_status`` in the engine."""
-    texts = [error_type.fill_null("")]
-    squashed = [error_type.fill_null("").lower().re_replace(r"[\s_.\-]", "")]
-    msg = ibis.ifelse(failed, message.fill_null(""), "")
-    texts.append(msg)
-    squashed.append(msg.lower().re_replace(r"[\s_.\-]", ""))
-    http_v = http if http is not None else ibis.null(dt.int64)
-
-    def any_of(pattern: str, among: list[ir.StringValue]) -> ir.BooleanValue:
-        hit: ir.BooleanValue = ibis.literal(False)
-        for t in among:
-            hit = hit | t.re_search(pattern).fill_null(False)
-        return hit
-
-    throttled = (
-        (http_v == 429).fill_null(False)
-        | any_of("ratelimit|throttl|toomanyrequests", squashed)
-        | any_of(r"\b429\b", texts)
-    )
-    timeout = http_v.isin([408, 504]).fill_null(False) | any_of(
-        "timeout|timedout|deadlineexceeded", squashed
-    )
-    error = failed | (error_type.fill_null("") != "") | (http_v >= 500).fill_null(False)
-    return ibis.cases(
-        (throttled, str(Status.THROTTLED)),
-        (timeout, str(Status.TIMEOUT)),
-        (error, str(Status.ERROR)),
-        else_=str(Status.OK),
+    exception_type: ir.StringValue,
+    exception_message: ir.StringValue,
+) -> tuple[ir.StringValue, ir.StringValue]:
+    """``records.set_status`` in the engine: (status, status_source), from the same table."""
+    return classify_expr(
+        failed=failed,
+        error_type=error_type,
+        http_status=http if http is not None else ibis.null(dt.int64),
+        exception_type=exception_type,
+        exception_message=exception_message,
+        message=message,
     )
 
 

@@ -316,47 +316,61 @@ def read_usage(sources: Iterable[object], defects: list[str]) -> dict[str, Any]:
 
 # -- status -------------------------------------------------------------------------------------
 
-_THROTTLED = re.compile(r"ratelimit|throttl|toomanyrequests")
-_HTTP_429 = re.compile(r"\b429\b")
-_TIMEOUT = re.compile(r"timeout|timedout|deadlineexceeded")
 _ERROR_CLASS = re.compile(r"([A-Za-z_][\w.]*)\s*[(:]")
 
 
 def classify_status(
-    *, failed: bool, error_type: str | None, http_status: int | None, message: str | None = None
+    *,
+    failed: bool,
+    error_type: str | None,
+    http_status: int | None,
+    message: str | None = None,
+    exception_type: str | None = None,
+    exception_message: str | None = None,
 ) -> Status:
-    """How a call ended, from the source's failure flag, error class, HTTP status and, for a
-    failed call, its error message. Throttling and timeouts are told apart from other errors
-    because contracts treat them differently (rate-limit basis, exclusions)."""
-    texts = [error_type or ""]
-    if failed:
-        texts.append(message or "")
-    # "Rate limit", "rate-limit", "RateLimitError" all read as "ratelimit"
-    squashed = " ".join(re.sub(r"[\s_.\-]", "", t.lower()) for t in texts)
-    if http_status == 429 or _THROTTLED.search(squashed) or _HTTP_429.search(" ".join(texts)):
-        return Status.THROTTLED
-    if http_status in (408, 504) or _TIMEOUT.search(squashed):
-        return Status.TIMEOUT
-    if failed or error_type or (http_status is not None and http_status >= 500):
-        return Status.ERROR
-    return Status.OK
+    """How a call ended, by the ``status`` section of ``conventions.yaml`` (see
+    ``trace.status.classify``): the source's failure flag, error class, HTTP status, exception
+    event and, for a failed call, its messages."""
+    from slacheck.trace.status import classify
+
+    return classify(
+        failed=failed,
+        error_type=error_type,
+        http_status=http_status,
+        exception_type=exception_type,
+        exception_message=exception_message,
+        message=message,
+    )[0]
 
 
-def set_status(fields: dict[str, Any], *, failed: bool, message: str | None) -> None:
-    """Fill ``status`` (and ``error_type`` from the message, for a failed call without one).
+def set_status(
+    fields: dict[str, Any],
+    *,
+    failed: bool,
+    message: str | None,
+    exception: tuple[str | None, str | None] = (None, None),
+) -> None:
+    """Fill ``status`` and ``status_source`` (and ``error_type``, for a failed call without
+    one, from its exception event's type or its message's class).
 
-    One rule for every reader: the source's failure flag, error class, HTTP status and message.
+    One rule for every reader: the source's failure flag, error class, HTTP status, exception
+    event (``exception``: its type and message) and messages.
     """
-    if fields.get("error_type") is None and failed:
-        fields["error_type"] = error_class(message)
-    fields["status"] = str(
-        classify_status(
-            failed=failed,
-            error_type=fields.get("error_type"),
-            http_status=fields.get("http_status"),
-            message=message,
-        )
+    from slacheck.trace.status import classify
+
+    exception_type, exception_message = exception
+    status, source = classify(
+        failed=failed,
+        error_type=fields.get("error_type"),
+        http_status=fields.get("http_status"),
+        exception_type=exception_type,
+        exception_message=exception_message,
+        message=message,
     )
+    if fields.get("error_type") is None and status is not Status.OK:
+        fields["error_type"] = exception_type or error_class(message)
+    fields["status"] = str(status)
+    fields["status_source"] = source
 
 
 def error_class(text: object) -> str | None:

@@ -19,12 +19,35 @@ class Kind(StrEnum):
 
 
 class Status(StrEnum):
-    """How a span ended."""
+    """How a span ended: its status class (``conventions.yaml``, section ``status``)."""
 
     OK = "ok"
-    ERROR = "error"
+    #: the customer's own error: a 4xx other than 429, or an SDK class that means one
+    CUSTOMER_ERROR = "customer_error"
     THROTTLED = "throttled"
+    #: the vendor failed: a 5xx, or an SDK class that means one
+    VENDOR_ERROR = "vendor_error"
     TIMEOUT = "timeout"
+    #: a failure no source can classify (a connection error, a bare failure flag)
+    UNCLASSIFIED = "unclassified"
+
+
+#: The status earlier versions (and gateway mappings) wrote for every failure but throttling and
+#: timeouts: read by the same rule as a reader's (HTTP status, error type), else unclassified.
+LEGACY_ERROR = "error"
+
+
+class StatusSource(StrEnum):
+    """Which source classified a failed call (``status_source``, for ``traces inspect``)."""
+
+    ERROR_TYPE = "error_type"
+    EXCEPTION_TYPE = "exception_type"
+    HTTP_STATUS = "http_status"
+    MESSAGE = "message"
+    #: failed, and nothing said how: the call is unclassified
+    FAILURE_ONLY = "failure_only"
+    #: the legacy status ``error`` with nothing to classify it
+    LEGACY = "legacy"
 
 
 class SetAside(StrEnum):
@@ -110,7 +133,21 @@ COLUMNS: tuple[Column, ...] = (
     Column("provider", pa.string(), "", "`gen_ai.provider.name` (older `gen_ai.system`).", _LLM),
     Column("endpoint", pa.string(), "", "`server.address` or the API base host.", _LLM),
     Column("region", pa.string(), "", "Serving region (`cloud.region` or derived).", _LLM),
-    Column("status", pa.string(), "", "`ok`, `error`, `throttled` or `timeout`."),
+    Column(
+        "status",
+        pa.string(),
+        "",
+        "`ok`, `customer_error`, `throttled`, `vendor_error`, `timeout` or `unclassified` "
+        "(`error`, as earlier versions wrote, is read as its HTTP status and error type say).",
+    ),
+    Column(
+        "status_source",
+        pa.string(),
+        "",
+        "What classified a failure: `error_type`, `exception_type`, `http_status`, `message`, "
+        "`failure_only` (nothing did) or `legacy`, with the rule after a colon "
+        "(`error_type:class`); null for a call that did not fail.",
+    ),
     Column("http_status", pa.int64(), "", "HTTP status code of the call.", _LLM),
     Column("error_type", pa.string(), "", "`error.type` or the source's error text class."),
     Column("attempt", pa.int64(), "", "1 for the first try, 2 for the first retry, …", _LLM),

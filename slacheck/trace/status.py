@@ -1,0 +1,271 @@
+"""How a call ended: its status class, read by the rule of ``conventions.yaml``'s ``status``
+section, once for the Python JSON readers (``classify``) and once as an Ibis expression for the
+engine's reader and for legacy statuses (``classify_expr``). Both are generated from the same
+``StatusRules``, and a property test holds them to the same answer per span.
+
+The order of the sources is documented in ``conventions.yaml``: a specific exception class
+(error type, exception event, a class written in a message), then an HTTP status code (recorded,
+the error type itself, or written in a message), then a generic class, then keywords; nothing
+decides: ``unclassified``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import ibis
+import ibis.expr.datatypes as dt
+import ibis.expr.types as ir
+
+from slacheck.trace.conventions import StatusTable, class_key, table
+from slacheck.trace.schema import LEGACY_ERROR, Status, StatusSource
+
+#: whitespace as every engine reads it (Python's ``\\s`` and ``str.strip`` know more of Unicode)
+_SPACE = " \t\r\n"
+_CODE = r"^[1-5][0-9][0-9]$"
+_SQUASH = r"[ \t\r\n_.\-]"
+
+
+@dataclass(frozen=True)
+class StatusRules:
+    """The ``status`` section, ready to apply: classes by key, split into specific and generic."""
+
+    table: StatusTable
+    specific: dict[str, Status]
+    generic: dict[str, Status]
+
+    @classmethod
+    def of(cls, t: StatusTable) -> StatusRules:
+        return cls(
+            t,
+            {r.key: r.status for r in t.classes if not r.generic},
+            {r.key: r.status for r in t.classes if r.generic},
+        )
+
+
+@functools.cache
+def rules() -> StatusRules:
+    return StatusRules.of(table().status)
+
+
+def _src(source: StatusSource, rule: str) -> str:
+    return f"{source}:{rule}"
+
+
+# -- Python ---------------------------------------------------------------------------------
+
+
+def _key(name: str | None) -> str | None:
+    if not name or not name.strip(_SPACE):
+        return None
+    return class_key(name.strip(_SPACE))
+
+
+def classify(
+    *,
+    failed: bool,
+    error_type: str | None,
+    http_status: int | None,
+    exception_type: str | None = None,
+    exception_message: str | None = None,
+    message: str | None = None,
+    r: StatusRules | None = None,
+) -> tuple[Status, str | None]:
+    """A call's status class and what classified it (null for a call that did not fail)."""
+    r = r or rules()
+    error_type = error_type if error_type and error_type.strip(_SPACE) else None
+    failed = failed or error_type is not None or (http_status is not None and http_status >= 400)
+    if not failed:
+        return Status.OK, None
+    messages = [m.lstrip(_SPACE) for m in (exception_message, message) if m]
+    candidates: list[tuple[str | None, StatusSource]] = [
+        (_key(error_type), StatusSource.ERROR_TYPE),
+        (_key(exception_type), StatusSource.EXCEPTION_TYPE),
+    ]
+    for text in messages:
+        for pattern in r.table.class_patterns:
+            found = re.search(pattern, text, re.ASCII)
+            candidates.append((_key(found.group(1)) if found else None, StatusSource.MESSAGE))
+    for key, source in candidates:
+        if key is not None and key in r.specific:
+            return r.specific[key], _src(source, "class")
+    if http_status is not None and (by_http := r.table.http_status(http_status)) is not None:
+        return by_http, _src(StatusSource.HTTP_STATUS, "code")
+    if error_type is not None and re.search(_CODE, error_type.strip(_SPACE), re.ASCII):
+        by_code = r.table.http_status(int(error_type.strip(_SPACE)))
+        if by_code is not None:
+            return by_code, _src(StatusSource.ERROR_TYPE, "code")
+    for text in messages:
+        low = text.lower()
+        for pattern in r.table.code_patterns:
+            found = re.search(pattern, low, re.ASCII)
+            if found and (by_code := r.table.http_status(int(found.group(1)))) is not None:
+                return by_code, _src(StatusSource.MESSAGE, "code")
+    for key, source in candidates:
+        if key is not None and key in r.generic:
+            return r.generic[key], _src(source, "generic")
+    texts: list[tuple[str | None, StatusSource]] = [
+        (error_type, StatusSource.ERROR_TYPE),
+        (exception_type, StatusSource.EXCEPTION_TYPE),
+        *((m, StatusSource.MESSAGE) for m in messages),
+    ]
+    for keyword in r.table.keywords:
+        for said, where in texts:
+            if said and re.search(keyword.pattern, re.sub(_SQUASH, "", said.lower()), re.ASCII):
+                return keyword.status, _src(where, "keyword")
+    return Status.UNCLASSIFIED, str(StatusSource.FAILURE_ONLY)
+
+
+# -- the engine -------------------------------------------------------------------------------
+
+
+def _blank_null(text: ir.StringValue) -> ir.StringValue:
+    stripped = text.re_replace(r"^[ \t\r\n]+|[ \t\r\n]+$", "")
+    return ibis.ifelse(stripped == "", ibis.null(dt.string), stripped)
+
+
+def _key_expr(name: ir.StringValue) -> ir.StringValue:
+    """``class_key`` in the engine: the last dotted part, lower case (null stays null)."""
+    return name.re_extract(r"([^.]*)$", 1).lower()
+
+
+def _lookup(key: ir.StringValue, mapping: dict[str, Status]) -> ir.StringValue:
+    if not mapping:
+        return ibis.null(dt.string)
+    return key.substitute({k: str(v) for k, v in mapping.items()}, else_=ibis.null(dt.string))
+
+
+def _http_expr(code: ir.IntegerValue, t: StatusTable) -> ir.StringValue:
+    cases: list[tuple[ir.BooleanValue, ir.StringValue]] = []
+    for rule in t.http:
+        if rule.codes:
+            hit = code.isin(list(rule.codes))
+        else:
+            hit = (code >= rule.from_) & (code <= rule.to)
+        cases.append((hit.fill_null(False), ibis.literal(str(rule.status))))
+    return ibis.cases(*cases, else_=ibis.null(dt.string))
+
+
+def _extracted(text: ir.StringValue, pattern: str) -> ir.StringValue:
+    found = text.re_extract(pattern, 1)
+    return ibis.ifelse(found == "", ibis.null(dt.string), found)
+
+
+def classify_expr(
+    *,
+    failed: ir.BooleanValue,
+    error_type: ir.StringValue,
+    http_status: ir.IntegerValue,
+    exception_type: ir.StringValue | None = None,
+    exception_message: ir.StringValue | None = None,
+    message: ir.StringValue | None = None,
+    r: StatusRules | None = None,
+) -> tuple[ir.StringValue, ir.StringValue]:
+    """``classify`` as Ibis expressions: (status, status_source)."""
+    r = r or rules()
+    t = r.table
+    none = ibis.null(dt.string)
+    error_type = _blank_null(error_type)
+    exc_type = none if exception_type is None else _blank_null(exception_type)
+    msgs = [
+        m.re_replace(r"^[ \t\r\n]+", "").nullif("")
+        for m in (exception_message, message)
+        if m is not None
+    ]
+    failed = failed.fill_null(False) | error_type.notnull() | (http_status >= 400).fill_null(False)
+    candidates: list[tuple[ir.StringValue, StatusSource]] = [
+        (_key_expr(error_type), StatusSource.ERROR_TYPE),
+        (_key_expr(exc_type), StatusSource.EXCEPTION_TYPE),
+    ]
+    for text in msgs:
+        for pattern in t.class_patterns:
+            found = _extracted(text, pattern)
+            candidates.append(
+                (_key_expr(found.re_replace(r"^[ \t\r\n]+|[ \t\r\n]+$", "")), StatusSource.MESSAGE)
+            )
+    cases: list[tuple[ir.BooleanValue, ir.StringValue, str]] = []
+    for key, source in candidates:
+        status = _lookup(key, r.specific)
+        cases.append((status.notnull(), status, _src(source, "class")))
+    by_http = _http_expr(http_status, t)
+    cases.append((by_http.notnull(), by_http, _src(StatusSource.HTTP_STATUS, "code")))
+    is_code = error_type.re_search(_CODE).fill_null(False)
+    by_type = _http_expr(ibis.ifelse(is_code, error_type, none).cast("int64"), t)
+    cases.append((by_type.notnull(), by_type, _src(StatusSource.ERROR_TYPE, "code")))
+    for text in msgs:
+        low = text.lower()
+        for pattern in t.code_patterns:
+            by_msg = _http_expr(_extracted(low, pattern).cast("int64"), t)
+            cases.append((by_msg.notnull(), by_msg, _src(StatusSource.MESSAGE, "code")))
+    for key, source in candidates:
+        status = _lookup(key, r.generic)
+        cases.append((status.notnull(), status, _src(source, "generic")))
+    texts = [
+        (error_type, StatusSource.ERROR_TYPE),
+        (exc_type, StatusSource.EXCEPTION_TYPE),
+        *((m, StatusSource.MESSAGE) for m in msgs),
+    ]
+    for keyword in t.keywords:
+        for text, source in texts:
+            hit = text.lower().re_replace(_SQUASH, "").re_search(keyword.pattern).fill_null(False)
+            cases.append((hit, ibis.literal(str(keyword.status)), _src(source, "keyword")))
+    status = ibis.cases(
+        (~failed, ibis.literal(str(Status.OK))),
+        *((hit.fill_null(False), value) for hit, value, _ in cases),
+        else_=ibis.literal(str(Status.UNCLASSIFIED)),
+    )
+    source = ibis.cases(
+        (~failed, none),
+        *((hit.fill_null(False), ibis.literal(label)) for hit, _, label in cases),
+        else_=ibis.literal(str(StatusSource.FAILURE_ONLY)),
+    )
+    return status, source
+
+
+#: every status a canonical table may hold, the legacy one included
+KNOWN = frozenset({*(str(s) for s in Status), LEGACY_ERROR})
+
+
+def status_class_expr(
+    status: ir.StringValue, http_status: ir.IntegerValue, error_type: ir.StringValue
+) -> ir.StringValue:
+    """The status class of a canonical row: its ``status`` when it is one of ``Status``; the
+    legacy ``error`` (or any other failure word a mapping wrote) classified by its HTTP status
+    and error type as a reader would, else ``unclassified``; null stays null (not recorded)."""
+    return status_of(status, http_status, error_type)[0]
+
+
+def status_of(
+    status: ir.StringValue,
+    http_status: ir.IntegerValue,
+    error_type: ir.StringValue,
+    status_source: ir.StringValue | None = None,
+) -> tuple[ir.StringValue, ir.StringValue]:
+    """``status_class_expr`` and what classified the row: its ``status_source`` as a reader
+    wrote it, or for a legacy status ``legacy:`` and the source the rule found."""
+    legacy, source = classify_expr(
+        failed=ibis.literal(True), error_type=error_type, http_status=http_status
+    )
+    none = ibis.null(dt.string)
+    current = status.isin([str(s) for s in Status])
+    cls = ibis.cases((status.isnull(), none), (current, status), else_=legacy)
+    recorded = none if status_source is None else status_source
+    src = ibis.cases(
+        (status.isnull(), none),
+        (current, recorded),
+        else_=ibis.literal(f"{StatusSource.LEGACY}:") + source,
+    )
+    return cls, src
+
+
+__all__ = [
+    "KNOWN",
+    "StatusRules",
+    "classify",
+    "classify_expr",
+    "rules",
+    "status_class_expr",
+    "status_of",
+]
