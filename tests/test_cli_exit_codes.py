@@ -1,9 +1,10 @@
 """The command line's exit codes follow the verdicts, whatever typer and click are installed.
 
 The entry point runs as a user runs it (a subprocess of ``python -m slacheck``, the console
-script's code); the rest through typer's test runner, which parses with the same installed typer
-and click: typer 0.12.5 with click 8.5.1 once made every command print the version and exit 0. ``make test-deps`` runs this module at the lowest and the
-newest versions pyproject.toml allows.
+script's code); the rest through typer's test runner, which parses with the same installed
+typer and click: typer 0.12.5 with click 8.5.1 once made every command print the version and
+exit 0. ``make test-deps`` runs this module at the lowest and the newest versions
+pyproject.toml allows.
 """
 
 from __future__ import annotations
