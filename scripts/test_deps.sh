@@ -103,10 +103,10 @@ for END in $ENDS; do
 import json, sys
 doc = json.load(open("out.txt"))
 for r in doc["terms"]:
-    print(r["id"], r["window"], r["verdict"])
+    print(r["id"], r["window"], r["verdict"], r["good"], r["total"], r["observed"])
 ' >"$DIR/$END.verdicts"
-    grep -q "^L3-server-p99 2026-07 met$" "$DIR/$END.verdicts" || fail "L3-server-p99 not met"
-    grep -q "^L1-task-p95 2026-07 breached$" "$DIR/$END.verdicts" || fail "L1-task-p95 not breached"
+    grep -q "^L3-server-p99 2026-07 met " "$DIR/$END.verdicts" || fail "L3-server-p99 not met"
+    grep -q "^L1-task-p95 2026-07 breached " "$DIR/$END.verdicts" || fail "L1-task-p95 not breached"
     # the documents from a smaller sample: rendering is what is under test here
     expect 0 "$S" generate --tasks 300 --days 31 --seed 1 -o small.parquet
     for lang in en zh; do
@@ -123,10 +123,15 @@ for r in doc["terms"]:
     expect 0 "$S" budget small.parquet
   )
   # the suite's own pins, run with this venv's packages (and the repository's code and data)
-  (cd "$ROOT" && "$VENV/bin/python" -m pytest -q -p no:cacheprovider -x \
+  # At the lowest end old packages meet new ones they did not know (typer 0.16 imports what
+  # click 8.5 deprecates): their deprecation warnings are not failures there, as the suite's
+  # filterwarnings = error would make them; at the newest end they are.
+  warnings=()
+  [ "$END" = lowest ] && warnings=(-W "ignore::DeprecationWarning")
+  (cd "$ROOT" && "$VENV/bin/python" -m pytest -q -p no:cacheprovider -x "${warnings[@]}" \
     tests/test_cli_exit_codes.py tests/test_terminal.py &&
-    "$VENV/bin/python" -m pytest -q -p no:cacheprovider -x tests/test_render.py \
-      -k "golden or pdf_report") || fail "pytest"
+    "$VENV/bin/python" -m pytest -q -p no:cacheprovider -x "${warnings[@]}" \
+      tests/test_render.py -k "golden or pdf_report") || fail "pytest"
   rm -rf "$WORK"
   echo "test-deps[$END]: passed"
 done
@@ -134,5 +139,5 @@ done
 if [ -f "$DIR/lowest.verdicts" ] && [ -f "$DIR/newest.verdicts" ]; then
   diff -u "$DIR/lowest.verdicts" "$DIR/newest.verdicts" ||
     { echo "test-deps: the verdicts differ between the lowest and the newest versions" >&2; exit 1; }
-  echo "test-deps: same verdicts at both ends"
+  echo "test-deps: same verdicts, counts and observed figures at both ends"
 fi
