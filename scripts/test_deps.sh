@@ -2,7 +2,8 @@
 # make test-deps: the dependency ranges pyproject.toml declares, tested at both ends.
 #
 # For each end (lowest, newest) a fresh virtualenv gets slacheck installed from a wheel built
-# here, with its runtime dependencies resolved by uv: `lowest` takes the lowest version of every
+# here, with its runtime dependencies and the engine, pdf and charts extras (Spark is left to
+# the suite's Spark tests) resolved by uv: `lowest` takes the lowest version of every
 # direct dependency that pyproject.toml allows (uv's --resolution lowest-direct; what those pull
 # in is resolved as pip would), `newest` the newest. Then the smoke suite runs from a folder
 # outside the repository, so the installed wheel is what answers:
@@ -68,7 +69,7 @@ for END in $ENDS; do
   rm -rf "$VENV"
   "$UV" venv --quiet --python "$PYTHON" "$VENV"
   "$UV" pip compile --quiet --no-header --resolution "$RESOLUTION" --python "$VENV/bin/python" \
-    "$ROOT/pyproject.toml" -o "$DIR/$END.txt"
+    --extra engine --extra pdf --extra charts "$ROOT/pyproject.toml" -o "$DIR/$END.txt"
   "$UV" pip install --quiet --python "$VENV/bin/python" -r "$DIR/$END.txt"
   "$UV" pip install --quiet --python "$VENV/bin/python" --no-deps "$WHEEL"
   # the test runner itself is not under test: its newest release
@@ -84,8 +85,8 @@ for END in $ENDS; do
     expect 0 "$S" --version
     grep -q "^slacheck " out.txt || fail "--version printed $(cat out.txt)"
     expect 0 "$S" --help
-    for cmd in validate schema init lint generate fields check budget draft accept report claim \
-      demo "export openslo" "traces inspect" "traces convert" "traces conventions"; do
+    for cmd in validate schema init lint doctor generate fields check budget draft accept report \
+      claim demo "export openslo" "traces inspect" "traces convert" "traces conventions"; do
       # shellcheck disable=SC2086
       expect 0 "$S" $cmd --help
     done
