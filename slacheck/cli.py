@@ -6,6 +6,7 @@ import contextlib
 import datetime as dt
 import functools
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -74,13 +75,40 @@ app = typer.Typer(
 PIPE_WIDTH = 10_000
 
 
+class _Unpadded:
+    """The current stdout (or stderr) without the spaces Rich pads a line's end with (rich 13.0
+    pads a table's centred title to PIPE_WIDTH): piped lines are as long as their content."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+
+    def _stream(self) -> Any:
+        return sys.stderr if self._stderr else sys.stdout
+
+    def write(self, text: str) -> int:
+        return int(self._stream().write(_PADDING.sub("\n", text)))
+
+    def flush(self) -> None:
+        self._stream().flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream(), name)
+
+
+_PADDING = re.compile(r"[ \t]+\n")
+
+
 def _console(*, stderr: bool = False) -> Console:
     """A terminal gets its width, and text wraps at it; a pipe or a file gets lines as long as
     they are, never the 80 columns Rich assumes there (or a COLUMNS some CI exports): tables
     and bullets were cut."""
     stream = sys.stderr if stderr else sys.stdout
-    tty = stream.isatty()
-    return Console(stderr=stderr, soft_wrap=not tty, width=None if tty else PIPE_WIDTH)
+    if stream.isatty():
+        return Console(stderr=stderr, soft_wrap=False)
+    return Console(file=_Unpadded(stderr), soft_wrap=True, width=PIPE_WIDTH)  # type: ignore[arg-type]
 
 
 out = _console()
