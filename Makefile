@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all test-deps lint bench bench-large bench-otlp golden docs messages sysdeps clean
+.PHONY: demo test test-all test-deps conformance lint bench bench-large bench-otlp golden docs messages sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ test-all: $(STAMP) sysdeps
 # suite (scripts/test_deps.sh says what). Needs no $(STAMP): it builds its own venvs.
 test-deps: sysdeps
 	bash scripts/test_deps.sh
+
+# Re-record the conformance corpus (tests/data/conformance/): every producer installed at its
+# pinned version in its own environment under conformance/.venvs/ (PyPI, npm), run against the
+# local replay server; `make conformance PRODUCERS="langfuse litellm"` for some.
+conformance: $(STAMP)
+	$(PYTHON) conformance/run.py $(PRODUCERS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check slacheck tests bench
