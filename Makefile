@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all conformance lint bench bench-large bench-otlp golden docs messages sysdeps clean
+.PHONY: demo test test-all test-deps conformance lint bench bench-large bench-otlp golden docs messages sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,12 @@ test: $(STAMP) sysdeps
 
 test-all: $(STAMP) sysdeps
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(PYTEST_ARGS)
+
+# The dependency ranges pyproject.toml declares, at both ends: fresh virtualenvs (under
+# .venv-deps/) with the lowest direct versions allowed and with the newest, each running a smoke
+# suite (scripts/test_deps.sh says what). Needs no $(STAMP): it builds its own venvs.
+test-deps: sysdeps
+	bash scripts/test_deps.sh
 
 # Re-record the conformance corpus (tests/data/conformance/): every producer installed at its
 # pinned version in its own environment under conformance/.venvs/ (PyPI, npm), run against the
@@ -70,4 +76,4 @@ golden: $(STAMP)
 	SLACHECK_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden
 
 clean:
-	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-deps demo-out .pytest_cache .mypy_cache .ruff_cache

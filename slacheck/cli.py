@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import os
+import re
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
@@ -15,6 +18,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 from rich.text import Text
+from typer.core import TyperCommand, TyperGroup
 
 from slacheck import __version__
 from slacheck.console import plain, safe, say
@@ -22,28 +26,95 @@ from slacheck.errors import InputError, Problem, SlacheckError, UsageError
 from slacheck.inputs import current_input
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.outputs import check_target, write_output
+from slacheck.progress import Stage, Step, reporting
 from slacheck.render import jsonout
+
+
+def _plain_metavars(params: list[Any]) -> list[Any]:
+    """Help text without type placeholders: a flag shows none (current typer prints
+    ``--version <bool>``), an option its name (``--period PERIOD``); choices and arguments keep
+    theirs. Set here, once for every command, under any typer and click."""
+    for param in params:
+        if getattr(param, "metavar", None) is not None or not _is_option(param):
+            continue
+        if getattr(param, "is_flag", False) or getattr(param, "count", False):
+            param.metavar = ""
+        elif not _has_choices(param) and param.name:
+            param.metavar = param.name.upper()
+    return params
+
+
+def _has_choices(param: Any) -> bool:
+    kinds = (getattr(param, "type", None), getattr(param, "type_descriptor", None))
+    return any(getattr(k, "choices", None) for k in kinds)
+
+
+def _is_option(param: Any) -> bool:
+    return any(str(o).startswith("-") for o in getattr(param, "opts", ()))
+
+
+class _Command(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_metavars(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain_metavars(super().get_params(ctx))
+
 
 app = typer.Typer(
     name="slacheck",
     help="Check AI-inference SLA contracts against your own agent traces.",
     no_args_is_help=True,
-    add_completion=False,
+    cls=_Group,
     pretty_exceptions_enable=False,
 )
 #: the width of output that goes to a pipe or a file: wide enough that nothing is ever cut
+#: (tables take the width of their content; nothing is padded to it)
 PIPE_WIDTH = 10_000
 
 
+class _Unpadded:
+    """The current stdout (or stderr) without the spaces Rich pads a line's end with (rich 13.0
+    pads a table's centred title to PIPE_WIDTH): piped lines are as long as their content."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+
+    def _stream(self) -> Any:
+        return sys.stderr if self._stderr else sys.stdout
+
+    def write(self, text: str) -> int:
+        return int(self._stream().write(_PADDING.sub("\n", text)))
+
+    def flush(self) -> None:
+        self._stream().flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream(), name)
+
+
+_PADDING = re.compile(r"[ \t]+\n")
+
+
 def _console(*, stderr: bool = False) -> Console:
-    """A terminal gets its width; a pipe or a file gets lines as long as they are, never the 80
-    columns Rich assumes there (or a COLUMNS some CI exports): tables and bullets were cut."""
+    """A terminal gets its width, and text wraps at it; a pipe or a file gets lines as long as
+    they are, never the 80 columns Rich assumes there (or a COLUMNS some CI exports): tables
+    and bullets were cut."""
     stream = sys.stderr if stderr else sys.stdout
-    return Console(stderr=stderr, soft_wrap=True, width=None if stream.isatty() else PIPE_WIDTH)
+    if stream.isatty():
+        return Console(stderr=stderr, soft_wrap=False)
+    return Console(file=_Unpadded(stderr), soft_wrap=True, width=PIPE_WIDTH)  # type: ignore[arg-type]
 
 
 out = _console()
 err = _console(stderr=True)
+#: --quiet: no progress line
+_quiet = False
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -91,6 +162,14 @@ class CliSays(MessageCode):
     COMPUTING_CLAIM = NC_("cli.status.claim", "computing the claim…")
     RUNNING_DEMO = NC_("cli.status.demo", "running the demo…")
     PROGRESS = NC_("cli.status.progress", "{step}…")
+    PROGRESS_READ = NC_("cli.progress.read", "files {done}/{total}, {rows} rows, {rate} spans/s")
+    PROGRESS_READ_LEFT = NC_(
+        "cli.progress.read_left",
+        "files {done}/{total}, {rows} rows, {rate} spans/s, about {time} left",
+    )
+    PROGRESS_QUALITY = NC_("cli.progress.quality", "{rows} rows read, checking them")
+    PROGRESS_CHECKS = NC_("cli.progress.checks", "checks {done}/{total}: {item}")
+    PROGRESS_CHECKS_DONE = NC_("cli.progress.checks_done", "checks {done}/{total}")
     GENERATING = NC_("cli.status.generating", "generating {tasks} over {days}…")
     WROTE_CONVERTED = NC_(
         "cli.convert.wrote",
@@ -142,6 +221,62 @@ def _error_line(message: str, lang: str = "en") -> None:
 def _fail(message: str, lang: str = "en") -> NoReturn:
     _error_line(message, lang)
     raise typer.Exit(EXIT_BAD_INPUT)
+
+
+class _Quiet:
+    """What `_working` gives when there is no progress line to draw."""
+
+    def update(self, _status: str) -> None:
+        pass
+
+
+class _ProgressLine:
+    """The progress line on stderr: the command's words, then how far ingestion and evaluation
+    have got (files and rows read, spans per second, time left from the bytes read, checks)."""
+
+    def __init__(self, status: Any, words: str, lang: str) -> None:
+        self.status, self.words, self.lang = status, words, lang
+        self.started = time.monotonic()
+
+    def update(self, words: str) -> None:
+        self.words = words
+        self.status.update(words)
+
+    def __call__(self, step: Step) -> None:
+        self.status.update(f"{self.words} {say(self.detail(step), self.lang)}")
+
+    def detail(self, step: Step) -> Message:
+        elapsed = max(time.monotonic() - self.started, 1e-3)
+        if step.stage is Stage.READ:
+            figures = {
+                "done": step.done,
+                "total": step.total,
+                "rows": f"{step.rows:,}",
+                "rate": f"{step.rows / elapsed:,.0f}",
+            }
+            if step.bytes_total and 0 < step.bytes_done < step.bytes_total:
+                left = elapsed * (step.bytes_total - step.bytes_done) / step.bytes_done
+                minutes, seconds = divmod(int(left), 60)
+                return CliSays.PROGRESS_READ_LEFT(**figures, time=f"{minutes}:{seconds:02d}")
+            return CliSays.PROGRESS_READ(**figures)
+        if step.stage is Stage.QUALITY:
+            return CliSays.PROGRESS_QUALITY(rows=f"{step.rows:,}")
+        if step.item is None:
+            return CliSays.PROGRESS_CHECKS_DONE(done=step.done, total=step.total)
+        return CliSays.PROGRESS_CHECKS(done=step.done, total=step.total, item=step.item)
+
+
+@contextlib.contextmanager
+def _working(words: str, lang: str = "en") -> Iterator[_Quiet | _ProgressLine]:
+    """A spinner with ``words`` and the progress of the work inside, on stderr, only on a
+    terminal and without --quiet; piped, nothing (a log gets no spinner frames)."""
+    if _quiet or not err.is_terminal:
+        yield _Quiet()
+        return
+    with err.status(words) as status:
+        line = _ProgressLine(status, words, lang)
+        with reporting(line):
+            yield line
 
 
 #: engine sessions the running command opened; closed when it ends, however it ends
@@ -226,9 +361,11 @@ def _inputs(*paths: Path | list[Path] | list[str] | None) -> list[Path]:
     return found
 
 
-def _version(value: bool) -> None:
-    if value:
-        out.print(f"slacheck {__version__}")
+def _version(value: object) -> None:
+    # `is True`, never truthiness: typer < 0.16 with click >= 8.2 passes the string "False"
+    # when the flag is absent, and every command printed the version and exited 0
+    if value is True:
+        out.print(f"slacheck {__version__}", highlight=False)
         raise typer.Exit()
 
 
@@ -237,15 +374,20 @@ def main_options(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress line on stderr.")
+    ] = False,
 ) -> None:
     """Check AI-inference SLA contracts against your own agent traces."""
+    global _quiet
+    _quiet = quiet is True
 
 
 # --------------------------------------------------------------------------------------------
 # Contracts
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def validate(
     contracts: Annotated[list[Path], typer.Argument(help="Contract YAML files.")],
@@ -269,7 +411,7 @@ def validate(
         raise InputError(problems, more=more)
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def schema(
     output: Annotated[
@@ -292,7 +434,7 @@ class Lang(StrEnum):
     zh = "zh"
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def init(
     lang: Annotated[Lang, typer.Option("--lang", help="Language of the comments.")] = Lang.en,
@@ -342,7 +484,7 @@ def init(
         err.print(say(CliSays.PRESET_HINT, lang.value), highlight=False)
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def lint(
     contract: Annotated[Path, typer.Argument(help="Contract YAML file.")],
@@ -371,11 +513,11 @@ def lint(
     raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
 
 
-export_app = typer.Typer(help="Hand the contract to other tools.", no_args_is_help=True)
+export_app = typer.Typer(help="Hand the contract to other tools.", no_args_is_help=True, cls=_Group)
 app.add_typer(export_app, name="export")
 
 
-@export_app.command("openslo")
+@export_app.command("openslo", cls=_Command)
 @handles_input_errors
 def export_openslo(
     contract: Annotated[Path, typer.Argument(help="Contract YAML file.")],
@@ -404,7 +546,7 @@ def export_openslo(
 # --------------------------------------------------------------------------------------------
 # Traces
 
-traces_app = typer.Typer(help="Read and inspect trace files.", no_args_is_help=True)
+traces_app = typer.Typer(help="Read and inspect trace files.", no_args_is_help=True, cls=_Group)
 app.add_typer(traces_app, name="traces")
 
 TraceFiles = Annotated[
@@ -458,7 +600,7 @@ def _ingest(
     config = EngineConfig.from_env(engine, spark_master=spark_master, verbose=verbose)
     session = EngineSession(config)
     _sessions.append(session)
-    with err.status(say(CliSays.READING_TRACES, lang)):
+    with _working(say(CliSays.READING_TRACES, lang), lang):
         traces = ingest(
             paths,
             fmt=trace_format,
@@ -477,7 +619,7 @@ def _ingest(
     return traces
 
 
-@traces_app.command("inspect")
+@traces_app.command("inspect", cls=_Command)
 @handles_input_errors
 def traces_inspect(
     paths: TraceFiles,
@@ -502,7 +644,7 @@ def traces_inspect(
             out.print(table)
 
 
-@traces_app.command("convert")
+@traces_app.command("convert", cls=_Command)
 @handles_input_errors
 def traces_convert(
     paths: TraceFiles,
@@ -517,7 +659,7 @@ def traces_convert(
     from slacheck.trace.convert import convert
 
     traces = _ingest(paths, trace_format, mapping, engine, spark_master, verbose)
-    with err.status(say(CliSays.WRITING_PARQUET)):
+    with _working(say(CliSays.WRITING_PARQUET)):
         done = convert(traces, output)
     q = traces.quality
     wrote = CliSays.WROTE_CONVERTED(
@@ -530,7 +672,7 @@ def traces_convert(
     out.print(say(wrote), highlight=False)
 
 
-@traces_app.command("conventions")
+@traces_app.command("conventions", cls=_Command)
 @handles_input_errors
 def traces_conventions(
     fmt: Annotated[ReportFormat, typer.Option("--format", help="table, json or md.")] = (
@@ -555,7 +697,7 @@ class GenFormat(StrEnum):
     langfuse = "langfuse"
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def generate(
     output: Annotated[Path, typer.Option("-o", "--output", help="File to write.")],
@@ -585,9 +727,7 @@ def generate(
         raise UsageError("--start must be in 1970–2199 and --days at most 3660 (ten years)")
     check_target(output)
     profile = TrafficProfile(tasks=tasks, days=days, seed=seed, start=first, malformed=malformed)
-    with err.status(
-        say(CliSays.GENERATING(tasks=CliSays.TASKS(n=tasks), days=CliSays.DAYS(n=days)))
-    ):
+    with _working(say(CliSays.GENERATING(tasks=CliSays.TASKS(n=tasks), days=CliSays.DAYS(n=days)))):
         table = make(profile)
         write(table, output, fmt.value)
     wrote = CliSays.WROTE_GENERATED(
@@ -618,18 +758,18 @@ MetricsOpt = Annotated[
 
 
 def _metrics(paths: list[Path] | None, lang: str = "en") -> Any:
-    """The server-side metrics evidence, or None without ``--metrics``."""
+    """The server-side metrics evidence, or None without `--metrics`."""
     if not paths:
         return None
     from slacheck.inputs import reading
     from slacheck.metering.metrics import MetricsEvidence
     from slacheck.trace.otlp_metrics import read_otlp_metrics
 
-    with err.status(say(CliSays.READING_METRICS, lang)), reading(paths[0]):
+    with _working(say(CliSays.READING_METRICS, lang), lang), reading(paths[0]):
         return MetricsEvidence(read_otlp_metrics(paths))
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def fields(
     contract: ContractArg,
@@ -655,9 +795,9 @@ def fields(
 ) -> None:
     """The eight-item field check: can these traces measure what the contract meters?
 
-    It measures the traces given (all of them, or ``--period``), before the contract starts
+    It measures the traces given (all of them, or --period), before the contract starts
     as well as during it, and says how many calls fall before and after the effective period.
-    With ``--metrics``, also which latency terms the server-side metrics cover. Exit 0 when
+    With --metrics, also which latency terms the server-side metrics cover. Exit 0 when
     every item is measurable (or derivable), 1 when a gap remains.
     """
     from slacheck.console import field_check_tables, metrics_coverage_table
@@ -694,7 +834,7 @@ def fields(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_FINDINGS)
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def check(
     contract: ContractArg,
@@ -726,8 +866,8 @@ def check(
 ) -> None:
     """Verdict per term and calendar window. Exit 0 all met, 1 otherwise, 2 bad input.
 
-    ``--metrics``: server-side OTLP metrics (histograms) bound server-side terms where the
-    traces cannot; each term's JSON ``details.evidence`` says which source its verdict rests on.
+    With --metrics: server-side OTLP metrics (histograms) bound server-side terms where the
+    traces cannot; each term's JSON details.evidence says which source its verdict rests on.
     """
     from slacheck.console import evaluation_table
     from slacheck.contract.load import load_contract
@@ -741,7 +881,7 @@ def check(
     c = load_contract(contract)
     ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
-    with err.status(say(CliSays.CHECKING, lang.value)):
+    with _working(say(CliSays.CHECKING, lang.value), lang.value):
         result = evaluate(c, loaded, period=period, metrics=ev)
     if junit is not None:
         write_output(junit, to_junit(result, lang.value), _inputs(contract, traces, mapping))
@@ -756,7 +896,7 @@ def check(
     raise typer.Exit(result.exit_code)
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def budget(
     traces: TracesArg,
@@ -795,7 +935,9 @@ def budget(
         from rich.markdown import Markdown
 
         text = to_markdown(result, projections, lang.value)
-        if fmt is ReportFormat.md:
+        if fmt is ReportFormat.md or not out.is_terminal:
+            # piped, the Markdown as it is: rich pads every line of rendered Markdown to the
+            # console's width (10,000 characters at PIPE_WIDTH) and centres its headings
             sys.stdout.write(text)
         else:
             out.print(Markdown(safe(text)))
@@ -840,7 +982,7 @@ def _write_document(output: Path, data: bytes, inputs: list[Path], lang: str = "
     err.print(say(CliSays.WROTE(path=str(output)), lang), highlight=False)
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def draft(
     contract: ContractArg, output: OutOpt, lang: LangOpt = Lang.en, fmt: DocFormatOpt = None
@@ -855,7 +997,7 @@ def draft(
     _write_document(output, data, [contract], lang.value)
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def accept(
     contract: ContractArg,
@@ -902,7 +1044,7 @@ def accept(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def report(
     contract: ContractArg,
@@ -944,7 +1086,7 @@ def report(
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
     if _no_window(c, loaded, period, lang.value):
         raise typer.Exit(EXIT_FINDINGS)  # nothing in the effective period to report on
-    with err.status(say(CliSays.CHECKING_RENDERING, lang.value)):
+    with _working(say(CliSays.CHECKING_RENDERING, lang.value), lang.value):
         prepared = prepare_report(
             c, loaded, period=period, contract_file=contract, issued=issue_date
         )
@@ -955,7 +1097,7 @@ def report(
     _write_document(csv_path, prepared.evidence.data, inputs, lang.value)
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def claim(
     contract: ContractArg,
@@ -988,7 +1130,7 @@ def claim(
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
     if _no_window(c, loaded, period):
         raise typer.Exit(EXIT_FINDINGS)  # no window of the effective period to claim for
-    with err.status(say(CliSays.COMPUTING_CLAIM)):
+    with _working(say(CliSays.COMPUTING_CLAIM)):
         pack = prepare_claim(c, loaded, period=period)
     data: dict[str, bytes | str] = {
         "claim.json": jsonout.dumps(pack.to_dict()),
@@ -1018,7 +1160,7 @@ def _issue_date(text: str | None) -> dt.date | None:
         raise UsageError(f"--issued {text!r} is not a date; write it as YYYY-MM-DD") from None
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def demo(
     output: Annotated[Path, typer.Option("-o", "--output", help="Folder to write.")] = Path(
@@ -1029,7 +1171,7 @@ def demo(
     """A month (31 days) of synthetic traffic checked against a bundled contract; all documents."""
     from slacheck.demo import headlines, run_demo
 
-    with err.status(say(CliSays.RUNNING_DEMO)) as status:
+    with _working(say(CliSays.RUNNING_DEMO)) as status:
         result = run_demo(
             output,
             tasks=tasks,
@@ -1054,7 +1196,7 @@ class DoctorColumn(MessageCode):
     TITLE = NC_("cli.doctor.title", "slacheck {version} on Python {python}")
 
 
-@app.command()
+@app.command(cls=_Command)
 @handles_input_errors
 def doctor(
     fmt: Annotated[OutputFormat, typer.Option("--format", help="table or json.")] = (
@@ -1071,7 +1213,7 @@ def doctor(
 
     from slacheck.doctor import Status, checks, exit_code, summary
 
-    with err.status(say(CliSays.PROGRESS(step="slacheck doctor"), lang.value)):
+    with _working(say(CliSays.PROGRESS(step="slacheck doctor"), lang.value), lang.value):
         rows = checks()
     code = exit_code(rows)
     if fmt is OutputFormat.json:
@@ -1097,4 +1239,7 @@ def doctor(
 
 def main() -> None:
     """Console-script entry point."""
+    if sys.argv[1:] == ["--version"]:  # whatever typer and click make of the flag
+        out.print(f"slacheck {__version__}", highlight=False)
+        sys.exit(EXIT_OK)
     app()

@@ -15,6 +15,7 @@ from slacheck.errors import UsageError
 from slacheck.messages import Message
 from slacheck.metering.context import EffectiveSpan
 from slacheck.metering.metrics import MetricsEvidence
+from slacheck.progress import Stage, Step, report
 from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import parse_period
@@ -119,8 +120,10 @@ def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evalu
     if unknown:
         raise UsageError(f"unknown check(s) {', '.join(unknown)}; known: {', '.join(registry)}")
     results: list[TermResult] = []
-    for name in names:
+    for done, name in enumerate(names):
+        report(Step(Stage.CHECK, done, len(names), item=name))
         results.extend(registry[name](ctx))
+    report(Step(Stage.CHECK, len(names), len(names)))
     results = _with_coverage(ctx, results)
     traces = ctx.traces
     return Evaluation(

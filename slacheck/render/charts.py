@@ -140,8 +140,9 @@ def _style(fmt: Formatter, salt: str) -> Iterator[None]:
     )
     with rc, warnings.catch_warnings():
         # a machine without the CJK font still gets correct SVG text (the viewer's fonts draw
-        # it); matplotlib only measures the label with a fallback font
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font")
+        # it); matplotlib only measures the label with a fallback font (matplotlib < 3.9 says
+        # "missing from current font")
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from (current )?font")
         warnings.filterwarnings("ignore", message=r"findfont")
         yield
 

@@ -19,6 +19,7 @@ from ibis.backends import BaseBackend
 from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem
+from slacheck.progress import Stage, Step, report
 from slacheck.trace.remote import is_url, read_urls
 from slacheck.trace.schema import (
     MAX_TOKENS_PER_CALL,
@@ -159,6 +160,14 @@ def _has_canonical_columns(path: Path) -> bool:
     return {"task_id", "span_id", "start_us", "end_us", "kind"} <= names
 
 
+def _size(path: Path) -> int:
+    """A file's size for the progress estimate (0 when it cannot be had: the read says why)."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+
+
 def sha256_of(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:
@@ -203,7 +212,12 @@ def ingest(
     problems: list[Problem] = []
     #: OTLP JSON-lines files the engine reads, in one scan after the loop (index in sources)
     engine_bound: list[tuple[int, Path]] = []
-    for path in _distinct(paths):
+    files = _distinct(paths)
+    sizes = [_size(p) for p in files]
+    for index, path in enumerate(files):
+        # before each file: the files done, their bytes and rows, and the one being read
+        rows_so_far = sum(s.rows for s in sources)
+        report(Step(Stage.READ, index, len(files), rows_so_far, sum(sizes[:index]), sum(sizes)))
         if path.is_dir():  # what trace_files left of a directory: nothing in it to read
             fix = f"trace files end in {', '.join(TRACE_SUFFIXES)}"
             problems.append(
@@ -268,6 +282,7 @@ def ingest(
         merged = pa.concat_tables(arrow_parts)
         parts.append(session.register(merged))
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
+    report(Step(Stage.QUALITY, 0, rows=sum(s.rows for s in sources)))
     # Spark recomputes a lazy plan at every action: give it one materialised input
     return _quality(session, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
 
