@@ -124,6 +124,8 @@ def _record_format(keys: Collection[str]) -> Format | None:
         return "langfuse"
     if "run_type" in keys or "dotted_order" in keys:
         return "langsmith"
+    if "post" in keys or "patch" in keys:  # a LangSmith run-ingest body (a JSON line of them)
+        return "langsmith"
     return None
 
 
