@@ -18,7 +18,8 @@ Format = Literal["otlp", "langfuse", "langsmith", "litellm", "table"]
 #: what slacheck reads; said once per problem, as its ``fix``
 EXPECTED = (
     "expected OTLP JSON with resourceSpans, Langfuse {trace, observations} or observation list, "
-    "LangSmith {post, patch} or run list, LiteLLM StandardLoggingPayload lines; or CSV/Parquet/JSONL with a mapping file"
+    "LangSmith {post, patch} or run list, LiteLLM StandardLoggingPayload lines; "
+    "or CSV/Parquet/JSONL with a mapping file"
 )
 
 _PARQUET_MAGIC = b"PAR1"

@@ -51,9 +51,9 @@ _OPERATIONS = {
 
 def is_payload(keys: object) -> bool:
     """The keys of a record are a StandardLoggingPayload's."""
-    return isinstance(keys, set | frozenset | Mapping) and PAYLOAD_KEYS <= set(keys) and (
-        "request_id" not in keys
-    )
+    if not isinstance(keys, set | frozenset | Mapping):
+        return False
+    return set(keys) >= PAYLOAD_KEYS and "request_id" not in keys
 
 
 def read_litellm(path: Path) -> pa.Table:
@@ -131,9 +131,9 @@ def _add_payload(rows: SpanRows, ref: str, p: dict[str, Any]) -> None:
     fields["response_model"] = (
         as_text(response.get("model")) if isinstance(response, Mapping) else None
     ) or None
-    fields["provider"] = as_text(p.get("custom_llm_provider")) or as_text(
-        error.get("llm_provider")
-    ) or None
+    fields["provider"] = (
+        as_text(p.get("custom_llm_provider")) or as_text(error.get("llm_provider")) or None
+    )
     fields["endpoint"] = _host(as_text(p.get("api_base")))
     fields["response_cached"] = p.get("cache_hit") is True
     fields["operation"] = _OPERATIONS.get(call_type.removeprefix("a"), call_type or None)
