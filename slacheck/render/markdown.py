@@ -35,6 +35,10 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
         "",
         ", ".join(f"{n} {_verdict(v)}" for v, n in c.items() if n) or "no terms checked",
         "",
+    ]
+    if evaluation.no_window is not None and not evaluation.results:
+        return "\n".join([*lines, md_text(render(evaluation.no_window, lang)), ""])
+    lines += [
         "| term | window | verdict | observed | good / total | criterion | examples |",
         "|---|---|---|---:|---:|---|---|",
     ]
@@ -101,6 +105,8 @@ def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
             render(i.fix_message, lang) if i.fix_message is not None else "—",
         )
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
+    if check.outside is not None:
+        lines += ["", md_text(render(check.outside, lang))]
     lost = check.losses.notes(whole_period=True)
     if lost:
         lines += ["", *(f"- {md_text(render(n, lang))}" for n in lost)]
