@@ -17,12 +17,12 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.trace import numbers
+from slacheck.trace.normalise import host_of
 from slacheck.trace.records import (
     SpanRows,
     as_text,
@@ -92,18 +92,6 @@ def _epoch_seconds(value: object) -> object:
     return round(seconds * 1_000_000) * 1000
 
 
-def _host(api_base: str | None) -> str | None:
-    """The host of ``api_base`` (a URL; a bare host as it is)."""
-    if not api_base:
-        return None
-    if "://" not in api_base:
-        return api_base.split("/", 1)[0].split(":", 1)[0] or None
-    try:
-        return urlsplit(api_base).hostname
-    except ValueError:
-        return None
-
-
 def _add_payload(rows: SpanRows, ref: str, p: dict[str, Any]) -> None:
     defects: list[str] = []
     failed = p.get("status") == "failure"
@@ -134,7 +122,7 @@ def _add_payload(rows: SpanRows, ref: str, p: dict[str, Any]) -> None:
     fields["provider"] = (
         as_text(p.get("custom_llm_provider")) or as_text(error.get("llm_provider")) or None
     )
-    fields["endpoint"] = _host(as_text(p.get("api_base")))
+    fields["endpoint"] = host_of(as_text(p.get("api_base")))
     fields["response_cached"] = p.get("cache_hit") is True
     fields["operation"] = _OPERATIONS.get(call_type.removeprefix("a"), call_type or None)
     # a string; an HTTP status where it is one (a provider's own code otherwise: not a status)
