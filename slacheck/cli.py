@@ -560,7 +560,10 @@ FormatOpt = Annotated[
     str | None,
     typer.Option(
         "--trace-format",
-        help="Override detection: otlp, langfuse, langsmith, table (needs --mapping), canonical.",
+        help=(
+            "Override detection: otlp, langfuse, langsmith, litellm, table (needs --mapping), "
+            "canonical."
+        ),
     ),
 ]
 MappingOpt = Annotated[

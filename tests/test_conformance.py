@@ -304,7 +304,13 @@ def read_langsmith_recording(path: Path) -> tuple[list[Call], int, set[str]]:
         tokens = [
             e for e in run.get("events") or [] if e.get("name") == "new_token" and e.get("time")
         ]
-        usage = (run.get("outputs") or {}).get("usage_metadata") or {}
+        outputs = run.get("outputs") or {}
+        # LangChain's LLMResult carries the vendor's usage in llm_output.token_usage
+        legacy = (outputs.get("llm_output") or {}).get("token_usage") or {}
+        usage = outputs.get("usage_metadata") or {
+            "input_tokens": legacy.get("prompt_tokens"),
+            "output_tokens": legacy.get("completion_tokens"),
+        }
         meta = (run.get("extra") or {}).get("metadata") or {}
         calls.append(
             Call(

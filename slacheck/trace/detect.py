@@ -10,14 +10,16 @@ from pathlib import Path
 from typing import Literal
 
 from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace.litellm_log import is_payload
 from slacheck.trace.records import JSON_LINES_SUFFIXES, problem, unreadable
 
-Format = Literal["otlp", "langfuse", "langsmith", "table"]
+Format = Literal["otlp", "langfuse", "langsmith", "litellm", "table"]
 
 #: what slacheck reads; said once per problem, as its ``fix``
 EXPECTED = (
     "expected OTLP JSON with resourceSpans, Langfuse {trace, observations} or observation list, "
-    "LangSmith {post, patch} or run list; or CSV/Parquet/JSONL with a mapping file"
+    "LangSmith {post, patch} or run list, LiteLLM StandardLoggingPayload lines; "
+    "or CSV/Parquet/JSONL with a mapping file"
 )
 
 _PARQUET_MAGIC = b"PAR1"
@@ -124,6 +126,10 @@ def _record_format(keys: Collection[str]) -> Format | None:
         return "langfuse"
     if "run_type" in keys or "dotted_order" in keys:
         return "langsmith"
+    if "post" in keys or "patch" in keys:  # a LangSmith run-ingest body (a JSON line of them)
+        return "langsmith"
+    if is_payload(set(keys)):
+        return "litellm"
     return None
 
 

@@ -41,7 +41,7 @@ from slacheck.trace.tabular import (
 if TYPE_CHECKING:
     from slacheck.trace.otlp_engine import EngineRead
 
-FORMATS = ("otlp", "langfuse", "langsmith", "table", "canonical")
+FORMATS = ("otlp", "langfuse", "langsmith", "litellm", "table", "canonical")
 _EXAMPLES = 3
 
 
@@ -126,9 +126,15 @@ class Traces:
 def _json_readers() -> dict[str, Callable[[Path], pa.Table]]:
     from slacheck.trace.langfuse import read_langfuse
     from slacheck.trace.langsmith import read_langsmith
+    from slacheck.trace.litellm_log import read_litellm
     from slacheck.trace.otlp import read_otlp
 
-    return {"otlp": read_otlp, "langfuse": read_langfuse, "langsmith": read_langsmith}
+    return {
+        "otlp": read_otlp,
+        "langfuse": read_langfuse,
+        "langsmith": read_langsmith,
+        "litellm": read_litellm,
+    }
 
 
 def detect(path: Path) -> str:

@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.trace.conventions import read_span
+from slacheck.trace.langsmith_batch import is_batch, merge_batches
 from slacheck.trace.records import (
     SpanRows,
     as_text,
@@ -34,13 +35,16 @@ _EXPECTED = (
 def read_langsmith(path: Path) -> pa.Table:
     """Read a LangSmith run-ingest payload ``{post: [run], patch: [run]}`` (a post and its patch
     merged by ``id``, the patch winning for the fields it sets), a JSON list of runs,
-    ``{runs: [...]}`` or JSON lines of runs. Nested ``child_runs`` are read too."""
+    ``{runs: [...]}``, JSON lines of runs or JSON lines of ``{post, patch}`` bodies (merged
+    across lines: ``langsmith_batch``). Nested ``child_runs`` are read too."""
     loaded = load_json(path)
     value = loaded.value
     problems: list[Problem] = []
     items: list[tuple[str, object]]
     if loaded.line_numbers is not None:
         items = [(f"line {n}", v) for n, v in zip(loaded.line_numbers, value, strict=True)]
+        if items and is_batch(items[0][1]):
+            items = merge_batches(path, items, _run_id, problems)
     elif isinstance(value, dict) and ("post" in value or "patch" in value):
         items = _merged(path, value, problems)
     elif isinstance(value, dict) and isinstance(value.get("runs"), list):
