@@ -14,6 +14,7 @@ from slacheck.errors import UsageError
 from slacheck.messages import NC_, NPC_, Message, MessageCode, format_number, render
 from slacheck.metering.derive import TaskSource, calls, tasks
 from slacheck.metering.rank import nearest_rank
+from slacheck.textsafe import visible
 from slacheck.trace.ingest import Traces
 
 __all__ = [
@@ -1110,4 +1111,4 @@ def to_markdown(
     if b.notes:
         out += ["", w(says.NOTES), ""]
         out += [f"- {w(n)}" for n in b.notes]
-    return "\n".join(out) + "\n"
+    return visible("\n".join(out)) + "\n"  # one text-safety rule (``textsafe``)

@@ -644,22 +644,35 @@ def fields(
     spark_master: SparkMasterOpt = None,
     verbose: VerboseOpt = False,
     metrics: MetricsOpt = None,
+    period: Annotated[
+        str | None,
+        typer.Option(
+            "--period",
+            help="Measure only this month (2026-07) or quarter (2026-Q3); default: every trace "
+            "given, inside the effective period or not.",
+        ),
+    ] = None,
 ) -> None:
     """The eight-item field check: can these traces measure what the contract meters?
 
+    It measures the traces given (all of them, or ``--period``), before the contract starts
+    as well as during it, and says how many calls fall before and after the effective period.
     With ``--metrics``, also which latency terms the server-side metrics cover. Exit 0 when
     every item is measurable (or derivable), 1 when a gap remains.
     """
     from slacheck.console import field_check_tables, metrics_coverage_table
     from slacheck.contract.load import load_contract
     from slacheck.match.fields import check_fields
+    from slacheck.metering.context import Metering
     from slacheck.metering.metrics import coverage_rows
     from slacheck.render.markdown import fields_markdown, metrics_coverage_markdown
+    from slacheck.windows import parse_period
 
     c = load_contract(contract)
     ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
-    result = check_fields(c, loaded)
+    window = None if period is None else parse_period(period, c.zone)
+    result = check_fields(c, loaded, Metering(c, loaded, window))
     rows = None if ev is None else coverage_rows(c, ev)
     if fmt is ReportFormat.json:
         doc = result.to_dict()
@@ -798,6 +811,30 @@ DocFormatOpt = Annotated[
 ]
 
 
+def _no_window(contract: Any, loaded: Any, period: str | None, lang: str = "en") -> bool:
+    """Say (on the terminal, in ``lang``) when no window of the effective period overlaps the
+    traces or the period: both date ranges, and every term as no data. True when it did."""
+    from slacheck.console import TerminalSays, verdict_counts
+    from slacheck.evaluate import Evaluation
+    from slacheck.metering.context import Metering
+    from slacheck.windows import parse_period
+
+    window = None if period is None else parse_period(period, contract.zone)
+    m = Metering(contract, loaded, window)
+    said = m.no_window()
+    if said is None:
+        return False
+    ev = Evaluation(
+        contract, (), loaded.sources, loaded.quality, str(loaded.engine), period, no_window=said
+    )
+    title = TerminalSays.CHECK_TITLE(
+        contract=contract.contract.id, counts=verdict_counts(ev), engine=ev.engine
+    )
+    out.print(say(title, lang), highlight=False)
+    out.print(say(said, lang), style="yellow", highlight=False)
+    return True
+
+
 def _write_document(output: Path, data: bytes, inputs: list[Path], lang: str = "en") -> None:
     write_output(output, data, inputs, make_parents=True)
     err.print(say(CliSays.WROTE(path=str(output)), lang), highlight=False)
@@ -860,6 +897,9 @@ def accept(
         c, loaded, lang=lang.value, fmt=kind, contract_file=contract, period=period
     )
     _write_document(output, data, inputs, lang.value)
+    # the criteria stand; the traces given cannot test them in the effective period
+    if loaded is not None and _no_window(c, loaded, period, lang.value):
+        raise typer.Exit(EXIT_FINDINGS)
 
 
 @app.command()
@@ -902,6 +942,8 @@ def report(
     check_target(output, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
+    if _no_window(c, loaded, period, lang.value):
+        raise typer.Exit(EXIT_FINDINGS)  # nothing in the effective period to report on
     with err.status(say(CliSays.CHECKING_RENDERING, lang.value)):
         prepared = prepare_report(
             c, loaded, period=period, contract_file=contract, issued=issue_date
@@ -944,6 +986,8 @@ def claim(
         check_target(path, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
+    if _no_window(c, loaded, period):
+        raise typer.Exit(EXIT_FINDINGS)  # no window of the effective period to claim for
     with err.status(say(CliSays.COMPUTING_CLAIM)):
         pack = prepare_claim(c, loaded, period=period)
     data: dict[str, bytes | str] = {

@@ -40,6 +40,7 @@ from slacheck.extras import ExtraSays, PartMissing
 from slacheck.messages import LOCALES, translations
 from slacheck.render import charts
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
+from slacheck.textsafe import visible
 from slacheck.verdict import TermResult
 
 if TYPE_CHECKING:  # the engines load only when traces are read: a draft needs none of them
@@ -248,7 +249,9 @@ def _render(doc: str, lang: str, fmt: DocFormat, context: dict[str, Any]) -> byt
         [f"{doc}.{renderer.family}.j2", f"{doc}.{language}.{renderer.family}.j2"]
     )
     text = template.render(css=_css() if renderer.family == "html" else "", **context)
-    return renderer.finish(text)
+    # one text-safety rule (``textsafe``): no control, format or bidi character from a
+    # contract or a trace reaches the HTML, the PDF made from it or the Markdown raw
+    return renderer.finish(visible(text))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from slacheck.evaluate import Evaluation
 from slacheck.match.fields import FieldCheck
 from slacheck.messages import render
 from slacheck.render.format import md_cell, md_text
+from slacheck.textsafe import visible
 
 #: units whose observed figure is a whole count: no decimals ("142 calls", not "142.00 calls")
 _COUNTS = frozenset({"calls", "tasks", "requests", "minutes"})
@@ -34,6 +35,10 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
         "",
         ", ".join(f"{n} {_verdict(v)}" for v, n in c.items() if n) or "no terms checked",
         "",
+    ]
+    if evaluation.no_window is not None and not evaluation.results:
+        return "\n".join([*lines, md_text(render(evaluation.no_window, lang)), ""])
+    lines += [
         "| term | window | verdict | observed | good / total | criterion | examples |",
         "|---|---|---|---:|---:|---|---|",
     ]
@@ -73,7 +78,7 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
         + f"; orphans kept {q.orphans:,}. Engine: {evaluation.engine}.",
         "",
     ]
-    return "\n".join(lines)
+    return visible("\n".join(lines))  # one text-safety rule (``textsafe``)
 
 
 def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
@@ -100,10 +105,12 @@ def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
             render(i.fix_message, lang) if i.fix_message is not None else "—",
         )
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
+    if check.outside is not None:
+        lines += ["", md_text(render(check.outside, lang))]
     lost = check.losses.notes(whole_period=True)
     if lost:
         lines += ["", *(f"- {md_text(render(n, lang))}" for n in lost)]
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines)) + "\n"  # one text-safety rule (``textsafe``)
 
 
 def metrics_coverage_markdown(rows: list[dict[str, Any]], lang: str = "en") -> str:
@@ -121,4 +128,4 @@ def metrics_coverage_markdown(rows: list[dict[str, Any]], lang: str = "en") -> s
             render(r["message"], lang),
         )
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines)) + "\n"  # one text-safety rule (``textsafe``)
