@@ -13,6 +13,7 @@ import ibis.expr.types as ir
 from slacheck.errors import UsageError
 from slacheck.messages import NC_, NPC_, Message, MessageCode, format_number, render
 from slacheck.metering.derive import FAILURE_STATES, TaskSource, calls, tasks
+from slacheck.metering.rank import nearest_rank
 from slacheck.textsafe import visible
 from slacheck.trace.ingest import Traces
 
@@ -597,7 +598,8 @@ def _nearest_rank(t: ir.Table, column: str, n: int, ps: tuple[float, ...]) -> li
     """Nearest-rank percentiles of ``column`` over ``n`` rows, picked in the engine."""
     if n == 0:
         return [None for _ in ps]
-    ranks = [max(math.ceil(p / 100.0 * n), 1) - 1 for p in ps]
+    # the one nearest-rank rule (exact: p99.9 of 1,000 is rank 999); row_number is 0-based
+    ranks = [nearest_rank(n, p) - 1 for p in ps]
     col = t[column]
     r = t.mutate(_rank=ibis.row_number().over(ibis.window(order_by=[col, t.task_id])))
     df = r.filter(r._rank.isin(sorted(set(ranks)))).select("_rank", column).execute()

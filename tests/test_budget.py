@@ -480,3 +480,21 @@ def test_budget_counts_agree_with_their_nouns(n: int) -> None:
         else f"{n} calls without a network figure keep their time"
     )
     assert render(BudgetSays.TASKS_LEFT_OUT(n=n), "zh").startswith(f"{n} 个任务未纳入")
+
+
+def test_budget_percentiles_use_the_one_nearest_rank() -> None:
+    # p99.9 of 1,000 is rank 999 (a float ceiling of 99.9 / 100 * 1000 gave 1000)
+    import ibis
+    import pandas as pd
+
+    from slacheck.budget import _nearest_rank
+    from slacheck.metering.rank import nearest_rank
+
+    n = 1000
+    t = ibis.memtable(
+        pd.DataFrame({"task_ms": [float(v) for v in range(1, n + 1)], "task_id": range(n)})
+    )
+    ps = (50.0, 95.0, 99.9, 100.0)
+    got = _nearest_rank(t, "task_ms", n, ps)
+    assert got == [float(nearest_rank(n, p)) for p in ps]
+    assert got[2] == 999.0

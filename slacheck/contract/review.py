@@ -35,6 +35,7 @@ from slacheck.contract.model import (
     region_allowed_by_residency,
 )
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
+from slacheck.names import model_base
 
 __all__ = ["RULES", "Finding", "Hit", "Rule", "Says", "Severity", "review", "rule"]
 
@@ -1025,9 +1026,6 @@ def peak_without_degradation(contract: Contract) -> Iterator[Hit]:
     )
 
 
-_SNAPSHOT = re.compile(r"-\d{4}-?\d{2}-?\d{2}$")
-
-
 @rule("SLA303", Severity.LOW)
 def fallback_model_out_of_scope(contract: Contract) -> Iterator[Hit]:
     """The peak fallback model is outside the contract's model scope.
@@ -1040,9 +1038,9 @@ def fallback_model_out_of_scope(contract: Contract) -> Iterator[Hit]:
         return
     models = contract.scope.models
     fallback = peak.degradation.smaller_model.fallback_model
-    # a base name covers its dated snapshots (`gpt-4o` covers `gpt-4o-2024-08-06`), nothing else
-    base = _SNAPSHOT.sub("", fallback)
-    if not models or fallback in models or base in models:
+    # the checks' rule (slacheck.names): a name covers its snapshots and aliases
+    # (`gpt-4o` covers `gpt-4o-2024-08-06`, `gpt-4o-20240806`, `gpt-4o@20240806`, `gpt-4o-latest`)
+    if not models or model_base(fallback) in {model_base(m) for m in models}:
         return
     yield Hit(
         ("peak", "degradation", "smaller_model", "fallback_model"),

@@ -49,11 +49,13 @@ from slacheck.contract.model import (
     Scope,
     TokensPerSecondBasis,
 )
+from slacheck.names import PATH_PREFIX as _PATH_PREFIX
+from slacheck.names import SNAPSHOT as _SNAPSHOT
+from slacheck.names import model_base as model_base
+from slacheck.names import region_key as region_key
 from slacheck.trace.ingest import Traces
 from slacheck.trace.status import status_class_expr
 
-_PATH_PREFIX = r"^.*/"
-_SNAPSHOT = r"(-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-\d{3,4}|-latest|@latest)$"
 _LOCATION = r"locations/([A-Za-z0-9_-]+)"
 
 
@@ -96,11 +98,6 @@ class ScopeMiss(StrEnum):
     ENDPOINT_OTHER = "endpoint_other"
 
 
-def region_key(name: str) -> str:
-    """A region name as compared: trimmed and lower-cased (the twin of ``region_key_expr``)."""
-    return name.strip().lower()
-
-
 def _trimmed(text: ir.StringValue) -> ir.StringValue:
     # not .strip(): Ibis compiles it on Spark to a trim that also drops the letters v and f
     return text.re_replace(r"^\s+|\s+$", "")
@@ -120,14 +117,6 @@ def state_expr(c: ir.Table) -> ir.StringValue:
         (cls.isnull(), str(CallState.UNKNOWN)),
         else_=cls,
     )
-
-
-def model_base(name: str) -> str:
-    """The contract-side twin of ``model_base_expr``.
-
-    `projects/…/models/gpt-4o-2024-08-06` → `gpt-4o`.
-    """
-    return re.sub(_SNAPSHOT, "", re.sub(_PATH_PREFIX, "", name.strip().lower()))
 
 
 def model_base_expr(model: ir.StringValue) -> ir.StringValue:
