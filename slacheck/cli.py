@@ -22,7 +22,13 @@ from slacheck.console import plain, safe, say
 from slacheck.errors import InputError, Problem, SlacheckError, UsageError
 from slacheck.inputs import current_input
 from slacheck.messages import NC_, NPC_, MessageCode
-from slacheck.outputs import check_target, guarded_stdout, write_folder, write_output
+from slacheck.outputs import (
+    check_target,
+    guarded_stdout,
+    raise_if_signalled,
+    write_folder,
+    write_output,
+)
 from slacheck.render import jsonout
 
 app = typer.Typer(
@@ -171,16 +177,19 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) 
         with guarded_stdout():
             return fn(*args, **kwargs)
     except InputError as exc:
+        raise_if_signalled()  # an engine's "query interrupted", taken for the input's fault
         for problem in exc.problems:
             _error_line(str(problem), lang)
         if exc.more:
             _error_line(say(CliSays.AND_MORE(n=exc.more), lang), lang)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except (UsageError, SlacheckError) as exc:
+        raise_if_signalled()
         _fail(str(exc), lang)
     except typer.Exit:
         raise
     except Exception as exc:  # a bug: one line, exit 3, never 1 (which means "breached")
+        raise_if_signalled()
         said = _environment_problem(exc)
         if said is not None:  # a disk full, a file gone: the user's to fix, not a bug
             _fail(said, lang)

@@ -269,7 +269,8 @@ def spark_session(master: str, conf: tuple[tuple[str, str], ...], verbose: bool)
     settings = dict(_SPARK_DEFAULTS)
     if master.startswith("sc://"):
         builder = builder.remote(master)
-        settings.pop("spark.driver.memory")  # the server's own
+        for static in ("spark.driver.memory", "spark.ui.enabled"):  # the server's own
+            settings.pop(static)
     else:
         builder = builder.master(master)
         # tables slacheck materialises are scratch: keep them out of the working directory

@@ -42,15 +42,27 @@ class Terminated(BaseException):
 #: signals that arrived while held (``signals_held``), delivered when the hold ends
 _pending: list[int] = []
 _holds = 0
+#: signals whose exception was raised: the process is ending
+_received: list[int] = []
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     if _holds:
         _pending.append(signum)
         return
-    if signum == signal.SIGTERM:
-        raise Terminated
-    raise KeyboardInterrupt
+    _received.append(signum)
+    raise_if_signalled()
+
+
+def raise_if_signalled() -> None:
+    """Raise the exception of a signal received (``handle_signals``) again. An engine turns the
+    exception raised in its query into an error of its own (DuckDB: ``RuntimeError: Query
+    interrupted``), which a caller may take for the input's fault and go on: callers that
+    catch an engine's errors call this first."""
+    if _received:
+        if _received[0] == signal.SIGTERM:
+            raise Terminated
+        raise KeyboardInterrupt
 
 
 def handle_signals() -> None:

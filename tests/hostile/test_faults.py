@@ -48,6 +48,7 @@ def _cli(
     file_limit: int | None = None,
     when: Callable[[], bool] | None = None,
     send: int | None = None,
+    env: dict[str, str] | None = None,
     timeout: float = 120,
 ) -> Ran:
     """``slacheck argv`` in a subprocess through the console script's ``main``; with ``send``,
@@ -59,13 +60,13 @@ def _cli(
         if file_limit is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
 
-    env = {**os.environ, "SLACHECK_DEBUG": "", "PYTHONPATH": str(ROOT)}
+    environ = {**os.environ, "SLACHECK_DEBUG": "", "PYTHONPATH": str(ROOT), **(env or {})}
     out = stdout.open("wb") if stdout is not None else subprocess.PIPE
     try:
         proc = subprocess.Popen(
             [sys.executable, "-c", code, *argv],
             cwd=cwd,
-            env=env,
+            env=environ,
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.PIPE,
