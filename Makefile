@@ -4,12 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all lint bench bench-large bench-otlp golden docs messages sysdeps clean
+.PHONY: demo test test-all conformance lint bench bench-large bench-otlp golden docs messages sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	$(BIN)/pip install --quiet -e '.[dev,all]'
 	touch $(STAMP)
 
 # System packages: a JDK for PySpark, poppler for pdftotext/pdffonts, a CJK font for Chinese PDFs.
@@ -24,6 +24,12 @@ test: $(STAMP) sysdeps
 
 test-all: $(STAMP) sysdeps
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(PYTEST_ARGS)
+
+# Re-record the conformance corpus (tests/data/conformance/): every producer installed at its
+# pinned version in its own environment under conformance/.venvs/ (PyPI, npm), run against the
+# local replay server; `make conformance PRODUCERS="langfuse litellm"` for some.
+conformance: $(STAMP)
+	$(PYTHON) conformance/run.py $(PRODUCERS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check slacheck tests bench

@@ -13,6 +13,7 @@ import ibis.expr.types as ir
 from slacheck.errors import UsageError
 from slacheck.messages import NC_, NPC_, Message, MessageCode, format_number, render
 from slacheck.metering.derive import TaskSource, calls, tasks
+from slacheck.textsafe import visible
 from slacheck.trace.ingest import Traces
 
 __all__ = [
@@ -1108,4 +1109,4 @@ def to_markdown(
     if b.notes:
         out += ["", w(says.NOTES), ""]
         out += [f"- {w(n)}" for n in b.notes]
-    return "\n".join(out) + "\n"
+    return visible("\n".join(out)) + "\n"  # one text-safety rule (``textsafe``)

@@ -21,7 +21,7 @@ from slacheck import __version__
 from slacheck.console import plain, safe, say
 from slacheck.errors import InputError, Problem, SlacheckError, UsageError
 from slacheck.inputs import current_input
-from slacheck.messages import NC_, NPC_, MessageCode
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.outputs import (
     check_target,
     guarded_stdout,
@@ -185,9 +185,19 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) 
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except (UsageError, SlacheckError) as exc:
         raise_if_signalled()
-        _fail(str(exc), lang)
+        said = getattr(exc, "message", None)  # worded in the command's language where it can be
+        _fail(say(said, lang) if isinstance(said, Message) else str(exc), lang)
     except typer.Exit:
         raise
+    except ModuleNotFoundError as exc:  # a light install: name the extra, or it is a bug
+        from slacheck.extras import missing_part
+
+        part = missing_part(_command_name(fn), exc)
+        if part is None:
+            if os.environ.get("SLACHECK_DEBUG"):
+                raise
+            _internal_error(fn.__name__, exc, kwargs)
+        _fail(say(part.message, lang), lang)
     except Exception as exc:  # a bug: one line, exit 3, never 1 (which means "breached")
         raise_if_signalled()
         said = _environment_problem(exc)
@@ -221,6 +231,11 @@ def _environment_problem(exc: Exception) -> str | None:
         cause = exc.strerror or str(exc)
         return f"{where}: {cause}" if where else f"a file could not be read or written: {cause}"
     return file_system_problem(exc)
+
+
+def _command_name(fn: Callable[..., Any]) -> str:
+    """The command as typed: ``traces_inspect`` → ``slacheck traces inspect``."""
+    return "slacheck " + fn.__name__.replace("_", " ")
 
 
 def _internal_error(command: str, exc: BaseException, kwargs: dict[str, Any]) -> NoReturn:
@@ -669,22 +684,35 @@ def fields(
     spark_master: SparkMasterOpt = None,
     verbose: VerboseOpt = False,
     metrics: MetricsOpt = None,
+    period: Annotated[
+        str | None,
+        typer.Option(
+            "--period",
+            help="Measure only this month (2026-07) or quarter (2026-Q3); default: every trace "
+            "given, inside the effective period or not.",
+        ),
+    ] = None,
 ) -> None:
     """The eight-item field check: can these traces measure what the contract meters?
 
+    It measures the traces given (all of them, or ``--period``), before the contract starts
+    as well as during it, and says how many calls fall before and after the effective period.
     With ``--metrics``, also which latency terms the server-side metrics cover. Exit 0 when
     every item is measurable (or derivable), 1 when a gap remains.
     """
     from slacheck.console import field_check_tables, metrics_coverage_table
     from slacheck.contract.load import load_contract
     from slacheck.match.fields import check_fields
+    from slacheck.metering.context import Metering
     from slacheck.metering.metrics import coverage_rows
     from slacheck.render.markdown import fields_markdown, metrics_coverage_markdown
+    from slacheck.windows import parse_period
 
     c = load_contract(contract)
     ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
-    result = check_fields(c, loaded)
+    window = None if period is None else parse_period(period, c.zone)
+    result = check_fields(c, loaded, Metering(c, loaded, window))
     rows = None if ev is None else coverage_rows(c, ev)
     if fmt is ReportFormat.json:
         doc = result.to_dict()
@@ -719,6 +747,10 @@ def check(
     junit: Annotated[
         Path | None, typer.Option("--junit", help="Also write JUnit XML to this file.")
     ] = None,
+    json_file: Annotated[
+        Path | None,
+        typer.Option("--json", help="Also write the JSON result (as --format json) to this file."),
+    ] = None,
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
@@ -743,8 +775,9 @@ def check(
     from slacheck.render.junit import to_junit
     from slacheck.render.markdown import evaluation_markdown
 
-    if junit is not None:
-        check_target(junit, _inputs(contract, traces, mapping))
+    for also in (junit, json_file):
+        if also is not None:
+            check_target(also, _inputs(contract, traces, mapping))
     c = load_contract(contract)
     ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
@@ -752,6 +785,8 @@ def check(
         result = evaluate(c, loaded, period=period, metrics=ev)
     if junit is not None:
         write_output(junit, to_junit(result, lang.value), _inputs(contract, traces, mapping))
+    if json_file is not None:
+        write_output(json_file, jsonout.dumps(result.to_dict()), _inputs(contract, traces, mapping))
     if fmt is ReportFormat.json:
         sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
@@ -816,6 +851,30 @@ DocFormatOpt = Annotated[
 ]
 
 
+def _no_window(contract: Any, loaded: Any, period: str | None, lang: str = "en") -> bool:
+    """Say (on the terminal, in ``lang``) when no window of the effective period overlaps the
+    traces or the period: both date ranges, and every term as no data. True when it did."""
+    from slacheck.console import TerminalSays, verdict_counts
+    from slacheck.evaluate import Evaluation
+    from slacheck.metering.context import Metering
+    from slacheck.windows import parse_period
+
+    window = None if period is None else parse_period(period, contract.zone)
+    m = Metering(contract, loaded, window)
+    said = m.no_window()
+    if said is None:
+        return False
+    ev = Evaluation(
+        contract, (), loaded.sources, loaded.quality, str(loaded.engine), period, no_window=said
+    )
+    title = TerminalSays.CHECK_TITLE(
+        contract=contract.contract.id, counts=verdict_counts(ev), engine=ev.engine
+    )
+    out.print(say(title, lang), highlight=False)
+    out.print(say(said, lang), style="yellow", highlight=False)
+    return True
+
+
 def _write_document(output: Path, data: bytes, inputs: list[Path], lang: str = "en") -> None:
     write_output(output, data, inputs, make_parents=True)
     err.print(say(CliSays.WROTE(path=str(output)), lang), highlight=False)
@@ -878,6 +937,9 @@ def accept(
         c, loaded, lang=lang.value, fmt=kind, contract_file=contract, period=period
     )
     _write_document(output, data, inputs, lang.value)
+    # the criteria stand; the traces given cannot test them in the effective period
+    if loaded is not None and _no_window(c, loaded, period, lang.value):
+        raise typer.Exit(EXIT_FINDINGS)
 
 
 @app.command()
@@ -920,6 +982,8 @@ def report(
     check_target(output, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
+    if _no_window(c, loaded, period, lang.value):
+        raise typer.Exit(EXIT_FINDINGS)  # nothing in the effective period to report on
     with err.status(say(CliSays.CHECKING_RENDERING, lang.value)):
         prepared = prepare_report(
             c, loaded, period=period, contract_file=contract, issued=issue_date
@@ -962,6 +1026,8 @@ def claim(
         check_target(path, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
+    if _no_window(c, loaded, period):
+        raise typer.Exit(EXIT_FINDINGS)  # no window of the effective period to claim for
     with err.status(say(CliSays.COMPUTING_CLAIM)):
         pack = prepare_claim(c, loaded, period=period)
     data: dict[str, bytes | str] = {
@@ -1015,6 +1081,57 @@ def demo(
     out.print(Text("\n" + say(CliSays.HEADLINES), style="bold"))
     for line in headlines(result):
         out.print(Text(f"  • {say(line)}"), highlight=False)
+
+
+class DoctorColumn(MessageCode):
+    """The doctor table's column headers."""
+
+    WHAT = NC_("cli.doctor.what", "what")
+    STATUS = NC_("cli.doctor.status", "status")
+    FOUND = NC_("cli.doctor.found", "found")
+    FIX = NC_("cli.doctor.fix", "fix")
+    TITLE = NC_("cli.doctor.title", "slacheck {version} on Python {python}")
+
+
+@app.command()
+@handles_input_errors
+def doctor(
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="table or json.")] = (
+        OutputFormat.table
+    ),
+    lang: Annotated[Lang, typer.Option("--lang", help="Language of the table: en or zh.")] = (
+        Lang.en
+    ),
+) -> None:
+    """What this install can do: dependencies and their versions, extras, the PDF engine, a
+    font per document language, Java for Spark. Exit 0 when everything the default install
+    needs is there, 1 otherwise (each missing part with the command that installs it)."""
+    from rich.table import Table
+
+    from slacheck.doctor import Status, checks, exit_code, summary
+
+    with err.status(say(CliSays.PROGRESS(step="slacheck doctor"), lang.value)):
+        rows = checks()
+    code = exit_code(rows)
+    if fmt is OutputFormat.json:
+        data = {"ok": code == 0, "checks": [r.to_dict() for r in rows]}
+        sys.stdout.write(jsonout.dumps(data))
+        raise typer.Exit(code)
+    python = ".".join(map(str, sys.version_info[:3]))
+    table = Table(title=say(DoctorColumn.TITLE(version=__version__, python=python), lang.value))
+    for column in (DoctorColumn.WHAT, DoctorColumn.STATUS, DoctorColumn.FOUND, DoctorColumn.FIX):
+        table.add_column(say(column, lang.value))
+    styles = {Status.OK: "green", Status.MISSING: "red", Status.UNUSABLE: "red"}
+    for r in rows:
+        table.add_row(
+            plain(say(r.area, lang.value)),
+            plain(say(r.status_word, lang.value), styles.get(r.status, "yellow")),
+            plain(say(r.detail, lang.value)),
+            plain("" if r.fix is None else say(r.fix, lang.value)),
+        )
+    out.print(table)
+    out.print(plain(say(summary(rows), lang.value), "green" if code == 0 else "red"))
+    raise typer.Exit(code)
 
 
 def main() -> None:

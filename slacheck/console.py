@@ -7,7 +7,6 @@ field names, file names, contract values) are shown as they are.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ from rich.text import Text
 
 from slacheck.messages import NC_, NPC_, Message, MessageCode, render
 from slacheck.render.words import Name
+from slacheck.textsafe import visible
 
 if TYPE_CHECKING:
     from slacheck.contract.load import LoadedContract
@@ -25,22 +25,13 @@ if TYPE_CHECKING:
     from slacheck.match.fields import FieldCheck
     from slacheck.trace.inspect import TraceSummary
 
-#: C0 and C1 control characters (but tab and newline), DEL, and the bidirectional overrides
-#: that reorder what a terminal shows ("Trojan Source"): none reaches the terminal raw.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
 
 def safe(text: object) -> str:
-    """Untrusted text made inert for a terminal: control characters shown as ``\\x1b``,
-    lone surrogates as ``\\udc80``; a caller that prints it as rich ``Text`` (never markup)
-    also keeps ``[/]`` literal."""
-    value = _CONTROL.sub(
-        lambda m: (
-            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}"
-        ),
-        str(text),
-    )
-    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    """Untrusted text made inert for a terminal (``textsafe``, the rule of every output):
+    control, format and bidirectional characters shown as ``\\x1b``, ``\\u202e``, lone
+    surrogates as ``\\udc80``; a caller that prints it as rich ``Text`` (never markup) also
+    keeps ``[/]`` literal."""
+    return visible(text)
 
 
 def plain(text: object, style: str = "") -> Text:
@@ -346,6 +337,8 @@ def field_check_tables(check: FieldCheck, lang: str = "en") -> list[Table | Grou
             block.append(f"   → {fix}\n", style="green")
             blocks.append(block)
         parts.append(Group(*blocks))
+    if check.outside is not None:
+        parts.append(Group(Text(say(check.outside, lang), style="yellow")))
     lost = check.losses.notes(whole_period=True)
     if lost:
         parts.append(Group(*[Text(say(n, lang), style="yellow") for n in lost]))
@@ -382,6 +375,12 @@ def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
         counts=verdict_counts(evaluation),
         engine=evaluation.engine,
     )
+    if evaluation.no_window is not None and not evaluation.results:
+        # nothing to tabulate: say why, with both date ranges, and what fell outside
+        said = [Text(say(title, lang), style="bold")]
+        said.append(Text(say(evaluation.no_window, lang), style="yellow"))
+        said.extend(_outside_effective(evaluation, lang))
+        return Group(*said)
     table = Table(title=Text(say(title, lang)))
     _columns(table, lang, t.COLUMN_TERM, t.COLUMN_WINDOW, t.COLUMN_VERDICT, no_wrap=True)
     _columns(table, lang, t.COLUMN_OBSERVED, t.COLUMN_GOOD_TOTAL, justify="right", no_wrap=True)
@@ -403,16 +402,7 @@ def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
         for name, r in evaluation.readings().items()
     ]
     blocks.append(Text(say(t.READINGS(readings=readings), lang), style="dim"))
-    out = evaluation.outside_effective
-    if out.outside:
-        eff = evaluation.contract.contract.effective
-        outside = t.OUTSIDE_EFFECTIVE(
-            before=t.IN_SCOPE_CALLS(n=out.before),
-            start=str(eff.start),
-            after=t.IN_SCOPE_CALLS(n=out.after),
-            end=str(eff.end) if eff.end else t.OPEN_ENDED(),
-        )
-        blocks.append(Text(say(outside, lang), style="yellow"))
+    blocks.extend(_outside_effective(evaluation, lang))
     for r in evaluation.results:
         block = Text()
         block.append(safe(f"\n{r.term_id} {r.window} "), style="bold")
@@ -427,6 +417,22 @@ def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
             block.append(f"\n   {say(t.EXAMPLES(ids=list(r.examples)), lang)}")
         blocks.append(block)
     return Group(*blocks)
+
+
+def _outside_effective(evaluation: Evaluation, lang: str) -> list[Text]:
+    """The in-scope calls before and after the effective period, when there are any."""
+    t = TerminalSays
+    out = evaluation.outside_effective
+    if not out.outside:
+        return []
+    eff = evaluation.contract.contract.effective
+    outside = t.OUTSIDE_EFFECTIVE(
+        before=t.IN_SCOPE_CALLS(n=out.before),
+        start=str(eff.start),
+        after=t.IN_SCOPE_CALLS(n=out.after),
+        end=str(eff.end) if eff.end else t.OPEN_ENDED(),
+    )
+    return [Text(say(outside, lang), style="yellow")]
 
 
 def metrics_coverage_table(rows: Sequence[Mapping[str, object]], lang: str = "en") -> Table:

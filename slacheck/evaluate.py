@@ -12,6 +12,7 @@ from slacheck import __version__
 from slacheck.checks import CheckContext, load_builtin_checks
 from slacheck.contract.model import Contract, Window
 from slacheck.errors import UsageError
+from slacheck.messages import Message
 from slacheck.metering.context import EffectiveSpan
 from slacheck.metering.metrics import MetricsEvidence
 from slacheck.trace.ingest import Quality, SourceFile, Traces
@@ -34,6 +35,9 @@ class Evaluation:
     version: str = __version__
     #: server-side metrics read as a second evidence source (``--metrics``), if any
     metrics: MetricsEvidence | None = None
+    #: said when no window of the effective period overlaps the traces (with both ranges):
+    #: every term is then no data, and there is no table to show
+    no_window: Message | None = None
 
     @property
     def ok(self) -> bool:
@@ -54,7 +58,11 @@ class Evaluation:
         }
 
     def counts(self) -> dict[str, int]:
+        """Results per verdict; when no window overlaps the traces, each of the contract's
+        terms counts once as no data."""
         c = Counter(str(r.verdict) for r in self.results)
+        if self.no_window is not None and not self.results:
+            c[str(Verdict.NO_DATA)] = len(contract_terms(self.contract))
         return {str(v): c.get(str(v), 0) for v in Verdict}
 
     def to_dict(self) -> dict[str, Any]:
@@ -75,6 +83,7 @@ class Evaluation:
                 "calls_before": self.outside_effective.before,
                 "calls_after": self.outside_effective.after,
             },
+            "no_window": None if self.no_window is None else self.no_window.to_dict(),
             "terms": [r.to_dict() for r in self.results],
             "quality": self.quality.to_dict(),
             "sources": [
@@ -123,7 +132,17 @@ def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evalu
         period=None if ctx.period is None else ctx.period.label,
         outside_effective=ctx.outside_effective,
         metrics=ctx.metrics,
+        no_window=ctx.no_window(),
     )
+
+
+def contract_terms(contract: Contract) -> list[str]:
+    """The ids of the contract's terms, as the checks name their results."""
+    ids = [t.id for t in contract.latency]
+    for name in ("regions", "peak", "rate_limit", "availability"):
+        if getattr(contract, name) is not None:
+            ids.append(name)
+    return ids
 
 
 def _with_coverage(ctx: CheckContext, results: list[TermResult]) -> list[TermResult]:

@@ -14,7 +14,13 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+from ruamel.yaml import YAML
+from ruamel.yaml.composer import Composer
+from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.nodes import MappingNode, SequenceNode
 
 from slacheck.errors import InputError, Problem, Reason
 
@@ -196,3 +202,70 @@ def depth_problem(value: object, path: str, limit: int = MAX_DEPTH) -> Problem |
         elif isinstance(node, list | tuple):
             stack.extend((v, depth + 1) for v in node)
     return None
+
+
+# -- YAML with bounded aliases ------------------------------------------------------------------
+
+#: A hand-written contract or mapping uses an anchor a few times; more alias uses than this, or
+#: aliases that stand for more nodes than ``MAX_YAML_ALIAS_NODES`` in all, is no contract (a
+#: "billion laughs" document: nine nested anchors of nine aliases each stand for 9⁹ nodes).
+MAX_YAML_ALIASES = 1_000
+MAX_YAML_ALIAS_NODES = 10_000
+
+
+class YamlAliasBound(MarkedYAMLError):
+    """A YAML document whose aliases stand for more than the bound (or for themselves)."""
+
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(problem=message, problem_mark=mark)
+        self.message = message
+
+
+class _BoundedComposer(Composer):
+    """ruamel's composer, counting each alias use and the nodes it stands for as the document
+    is composed: a document beyond the bounds is refused at the alias that crosses them,
+    before a single Python object (or model) is built from it. Sizes are memoised per node
+    (children are complete before their parent), so counting costs one step per node."""
+
+    def __init__(self, loader: Any = None) -> None:
+        super().__init__(loader)
+        self._sizes: dict[int, int] = {}
+        self._aliases = 0
+        self._alias_nodes = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.parser.check_event(AliasEvent):
+            mark = self.parser.peek_event().start_mark
+            node = super().compose_node(parent, index)
+            size = self._sizes.get(id(node))
+            if size is None:  # its anchor is still open: the alias is inside what it names
+                raise YamlAliasBound("an alias inside the node its anchor names", mark)
+            self._aliases += 1
+            self._alias_nodes += size
+            if self._aliases > MAX_YAML_ALIASES:
+                raise YamlAliasBound(f"more than {MAX_YAML_ALIASES:,} aliases (*name)", mark)
+            if self._alias_nodes > MAX_YAML_ALIAS_NODES:
+                raise YamlAliasBound(
+                    f"aliases (*name) that stand for more than {MAX_YAML_ALIAS_NODES:,} "
+                    "values in all",
+                    mark,
+                )
+            return node
+        node = super().compose_node(parent, index)
+        if isinstance(node, SequenceNode):
+            children: list[Any] = node.value
+        elif isinstance(node, MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        self._sizes[id(node)] = 1 + sum(self._sizes.get(id(c), 1) for c in children)
+        return node
+
+
+def bounded_yaml(typ: str = "safe") -> YAML:
+    """A ruamel ``YAML`` loader (``typ`` "safe" or "rt") whose aliases are bounded (see
+    ``MAX_YAML_ALIASES``); a document beyond the bounds raises ``YamlAliasBound``, a
+    ``MarkedYAMLError`` with the alias's line. The pure-Python parser, so the composer is ours."""
+    yaml = YAML(typ=typ, pure=True)
+    yaml.Composer = _BoundedComposer
+    return yaml

@@ -192,7 +192,7 @@ def test_slices_give_the_same_rows(
     with EngineSession(EngineConfig()) as session:
         _, slices = oe._duckdb_check(session, [str(combined)])
     assert len(slices) >= 8
-    assert all(lo > hi for (_, _, hi), (_, lo, _) in itertools.pairwise(slices))
+    assert all(lo > hi for (_, _, hi, _), (_, lo, _, _) in itertools.pairwise(slices))
     _same(_engine([combined]), _python([combined]))
 
 

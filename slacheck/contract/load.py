@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from slacheck.contract.model import Contract, FieldError, nested_models
@@ -19,6 +18,8 @@ from slacheck.errors import MAX_PROBLEMS, ContractInvalid, Problem, Reason
 from slacheck.inputs import (
     MAX_DEPTH,
     MAX_SPEC_BYTES,
+    YamlAliasBound,
+    bounded_yaml,
     decode_utf8,
     depth_problem,
     read_bounded,
@@ -78,9 +79,11 @@ def read_contract_text(text: str, filename: str = "<string>") -> LoadedContract:
 
 
 def _parse_yaml(text: str, filename: str) -> Any:
-    yaml = YAML(typ="rt")
+    yaml = bounded_yaml("rt")
     try:
         data = yaml.load(text)
+    except YamlAliasBound as exc:
+        raise ContractInvalid([_alias_problem(filename, exc)]) from None
     except RecursionError:
         raise ContractInvalid([_too_deep(filename)]) from None
     except ValueError as exc:
@@ -122,6 +125,22 @@ def _parse_yaml(text: str, filename: str) -> Any:
     deep = depth_problem(data, filename)
     if deep is not None:
         raise ContractInvalid([deep])
+    nul = _first_nul(data)
+    if nul is not None:
+        line, col = _position(data, nul, want_key=False)
+        raise ContractInvalid(
+            [
+                Problem(
+                    filename,
+                    "a NUL character (\\0) in a value; no contract value holds one",
+                    Reason.INVALID_VALUE,
+                    field=_dotted(nul, data),
+                    line=line,
+                    column=col,
+                    fix="remove the \\0 escape",
+                )
+            ]
+        )
     if not isinstance(data, Mapping):
         raise ContractInvalid(
             [
@@ -136,6 +155,25 @@ def _parse_yaml(text: str, filename: str) -> Any:
             ]
         )
     return data
+
+
+def _first_nul(data: Any) -> Loc | None:
+    """Where the first key or string value holding a NUL is (a NUL ends a string in the engine's
+    SQL, so a scope list holding one would fail the check instead of reading as input)."""
+    stack: list[tuple[Any, Loc]] = [(data, ())]
+    while stack:
+        node, loc = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return loc
+        elif isinstance(node, Mapping):
+            for key, value in node.items():
+                if isinstance(key, str) and "\x00" in key:
+                    return (*loc, key)
+                stack.append((value, (*loc, key)))
+        elif isinstance(node, Sequence):
+            stack.extend((v, (*loc, i)) for i, v in enumerate(node))
+    return None
 
 
 _DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2}))?")
@@ -153,6 +191,19 @@ def _first_impossible_date(text: str) -> tuple[int | None, int | None]:
             before = text[: m.start()]
             return before.count("\n") + 1, m.start() - (before.rfind("\n") + 1) + 1
     return None, None
+
+
+def _alias_problem(filename: str, exc: YamlAliasBound) -> Problem:
+    """The problem of a YAML file refused for its aliases, at the alias that crossed the bound."""
+    mark = exc.problem_mark
+    return Problem(
+        filename,
+        exc.message,
+        Reason.TOO_LARGE,
+        line=mark.line + 1 if mark is not None else None,
+        column=mark.column + 1 if mark is not None else None,
+        fix="write the values out; an anchor (&name) is for a few repeated blocks",
+    )
 
 
 def _too_deep(filename: str) -> Problem:

@@ -31,7 +31,7 @@ from slacheck.match.mismatch import (
     term_coverage,
 )
 from slacheck.messages import NC_, NPC_, Message, MessageCode
-from slacheck.metering.context import Losses, Metering
+from slacheck.metering.context import EffectiveSpan, Losses, Metering
 from slacheck.metering.derive import (
     ScopeMatch,
     model_base,
@@ -373,6 +373,10 @@ class FieldCheck:
     scope: ScopeMatch
     #: model calls in the effective period no term can count: set aside, or without a scope field
     losses: Losses = field(default_factory=lambda: Losses({}, {}))
+    #: in-scope calls before and after the effective period (measured here, never checked)
+    effective: EffectiveSpan = field(default_factory=lambda: EffectiveSpan(0, 0))
+    #: that said, when any fall outside it
+    outside: Message | None = None
 
     def gaps(self) -> tuple[FieldItem, ...]:
         """Items not measurable as recorded (derivable, partial, not measurable, no data):
@@ -397,6 +401,11 @@ class FieldCheck:
             "scope": self.scope.to_dict(),
             "lost": self.losses.to_dict(),
             "lost_notes": [n.to_dict() for n in self.losses.notes(whole_period=True)],
+            "effective": {
+                "calls_before": self.effective.before,
+                "calls_after": self.effective.after,
+                "message": None if self.outside is None else self.outside.to_dict(),
+            },
         }
 
 
@@ -506,9 +515,11 @@ def check_fields(
     with the checks); else one is made here. Every count reads its calls and peak minutes.
     """
     m = metering if metering is not None else Metering(contract, traces)
-    # what the contract meters: calls and tasks inside its effective period, as the checks read
-    c = m.calls.filter(m.in_effect(m.calls.start_us))
-    t = m.tasks.filter(m.in_effect(m.tasks.start_us)).cache()
+    # the traces given, all of them or the metering's period: whether they can meter the
+    # contract is asked before it starts, so the effective period does not narrow them (the
+    # calls that fall before and after it are counted and said)
+    c = m.calls.filter(_measured(m, m.calls.start_us))
+    t = m.tasks.filter(_measured(m, m.tasks.start_us)).cache()
     coverage = term_coverage(contract, c, t)
     steps = _step_items(contract, c)
     unordered = (
@@ -522,7 +533,21 @@ def check_fields(
     items = tuple(sorted(unordered, key=lambda i: i.item))
     mismatches = find_mismatches(contract, traces, c, t, coverage=coverage, metering=m)
     matched = scope_match(c, contract.scope, contract.readings.model_scope)
-    return FieldCheck(items, mismatches, matched, m.total_losses)
+    return FieldCheck(
+        items,
+        mismatches,
+        matched,
+        m.total_losses,
+        effective=m.outside_effective,
+        outside=m.outside_said(),
+    )
+
+
+def _measured(m: Metering, ts_us: ir.IntegerValue) -> ir.BooleanValue:
+    """Inside the period the field check was asked for (``Metering.period``), else any time."""
+    if m.period is None:
+        return ibis.literal(True)
+    return (ts_us >= m.period.start_us) & (ts_us < m.period.end_us)
 
 
 def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, FieldItem]:
@@ -621,9 +646,9 @@ def _outside_regions(c: ir.Table, sc: ir.BooleanValue, allowed: list[str]) -> di
 
 
 def _tool_item(m: Metering) -> FieldItem:
-    """Item 3: tool spans (in the effective period) with a duration."""
+    """Item 3: tool spans (in the period measured) with a duration."""
     s = m.traces.spans
-    s = s.filter(m.in_effect(s.start_us))
+    s = s.filter(_measured(m, s.start_us))
     tool = s.kind == "tool"
     r = _row(s, n=tool.sum(), rec=(tool & s.duration_ms.notnull()).sum())
     return _item(

@@ -106,6 +106,25 @@ class EffectiveSpan:
         return self.before + self.after
 
 
+class EffectiveSays(MessageCode):
+    """What is said when the effective period and the traces do not meet."""
+
+    NO_WINDOW = NC_(
+        "metering.effective.no_window",
+        "no window of the effective period ({effective}) overlaps the traces ({traces}): "
+        "no term can be checked",
+    )
+    OUTSIDE = NC_(
+        "metering.effective.outside",
+        "of the traces' in-scope calls, {before} fall before the effective period "
+        "({effective}) and {after} after it: the checks count none of them",
+    )
+    RANGE = NC_("metering.effective.range", "{start} – {end}")
+    OPEN_RANGE = NC_("metering.effective.open_range", "{start} – (open-ended)")
+    NO_SPANS = NC_("metering.effective.no_spans", "no dated spans")
+    CALLS = NPC_("metering.effective.calls", "{n} call", "{n} calls")
+
+
 class LossSays(MessageCode):
     """What a result says of the calls its window could not count."""
 
@@ -297,6 +316,41 @@ class Metering:
         before = self._starting(None, start).inside_count()
         after = 0 if end is None else self._starting(end, None).inside_count()
         return EffectiveSpan(before, after)
+
+    def effective_range(self) -> Message:
+        """The effective period as dates (contract zone), both ends inclusive."""
+        eff = self.contract.contract.effective
+        if eff.end is None:
+            return EffectiveSays.OPEN_RANGE(start=eff.start.isoformat())
+        return EffectiveSays.RANGE(start=eff.start.isoformat(), end=eff.end.isoformat())
+
+    def traces_range(self) -> Message:
+        """The traces' first and last day in the contract's zone (the usable spans' extent)."""
+        lo, hi = self.data_range
+        if lo is None or hi is None:
+            return EffectiveSays.NO_SPANS()
+        zone = self.contract.zone
+        first, last = from_us(lo, zone).date(), from_us(max(lo, hi - 1), zone).date()
+        return EffectiveSays.RANGE(start=first.isoformat(), end=last.isoformat())
+
+    def no_window(self) -> Message | None:
+        """Said when no window of any kind, clipped to the effective period, overlaps the
+        traces (or the requested period): the checks then have nothing to count, and that is
+        said with both date ranges rather than shown as an empty table."""
+        if any(self.windows(kind) for kind in Window):
+            return None
+        return EffectiveSays.NO_WINDOW(effective=self.effective_range(), traces=self.traces_range())
+
+    def outside_said(self) -> Message | None:
+        """How many in-scope calls fall before and after the effective period, when any do."""
+        out = self.outside_effective
+        if not out.outside:
+            return None
+        return EffectiveSays.OUTSIDE(
+            before=EffectiveSays.CALLS(n=out.before),
+            after=EffectiveSays.CALLS(n=out.after),
+            effective=self.effective_range(),
+        )
 
     # ---- the calls by quarter hour
 

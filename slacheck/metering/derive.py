@@ -224,6 +224,9 @@ def _inline(by_name: ir.Table, by_provider: ir.Table) -> tuple[_Maps, _Maps] | N
         INLINE_CHARS
     ):
         return None
+    # a NUL ends a string literal in the engine's SQL: such names are joined, not inlined
+    if any("\x00" in str(v) for r in rows for v in r.values()):
+        return None
 
     def mapping(rows: list[dict[str, Any]], column: str) -> dict[str, str]:
         return {r["_key"]: r[column] for r in rows if r[column] is not None}

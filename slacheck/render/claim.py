@@ -291,6 +291,7 @@ def render_letter(pack: ClaimPack, lang: str) -> str:
     from slacheck.messages import render
     from slacheck.render.documents import install_translations, money
     from slacheck.render.format import Formatter, check_lang
+    from slacheck.textsafe import visible
 
     language = check_lang(lang)
     env = Environment(
@@ -303,7 +304,7 @@ def render_letter(pack: ClaimPack, lang: str) -> str:
     env.filters["mdcell"] = _mdcell
     fmt = Formatter(language, ZoneInfo(pack.contract.contract.time_zone or "UTC"))
     template = env.get_template("claim.md.j2")
-    return template.render(
+    text = template.render(
         pack=pack,
         data=pack.to_dict(),
         say=lambda m: render(m, language),
@@ -315,6 +316,7 @@ def render_letter(pack: ClaimPack, lang: str) -> str:
         exclusion=lambda r: fmt.name("exclusion", r),
         sp="" if language == "zh" else " ",
     )
+    return visible(text)  # one text-safety rule (``textsafe``)
 
 
 def _mdcell(value: Any) -> str:

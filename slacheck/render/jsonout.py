@@ -6,6 +6,8 @@ import json
 import math
 from typing import Any
 
+from slacheck.textsafe import json_text
+
 
 def _finite(value: Any) -> Any:
     if isinstance(value, float):
@@ -19,4 +21,5 @@ def _finite(value: Any) -> Any:
 
 def dumps(data: Any) -> str:
     """``data`` as indented JSON text; a non-finite number (never measured) is written as null."""
-    return json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False)
+    return json_text(text) + "\n"  # control and bidi characters as \u escapes (``textsafe``)

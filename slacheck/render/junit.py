@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from slacheck.evaluate import Evaluation
+from slacheck.evaluate import Evaluation, contract_terms
 from slacheck.messages import render
+from slacheck.textsafe import xml_text
 from slacheck.verdict import Verdict
 
 
@@ -45,5 +46,15 @@ def to_junit(evaluation: Evaluation, lang: str = "en") -> str:
             ET.SubElement(case, "skipped", message=f"{r.term_id}: no data").text = text
         else:
             ET.SubElement(case, "system-out").text = text
+    if evaluation.no_window is not None and not evaluation.results:
+        # no window to check: each term is no data, and says why
+        said = render(evaluation.no_window, lang)
+        terms = contract_terms(evaluation.contract)
+        suite.set("tests", str(len(terms)))
+        suite.set("skipped", str(len(terms)))
+        for term in terms:
+            case = ET.SubElement(suite, "testcase", classname=term, name=f"{term} (no window)")
+            ET.SubElement(case, "skipped", message=f"{term}: no data").text = said
     ET.indent(suite)
-    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+    # control characters and XML 1.0's forbidden ones written out: CI parses the file
+    return xml_text(ET.tostring(suite, encoding="unicode", xml_declaration=True)) + "\n"

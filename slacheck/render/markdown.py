@@ -8,6 +8,23 @@ from slacheck.evaluate import Evaluation
 from slacheck.match.fields import FieldCheck
 from slacheck.messages import render
 from slacheck.render.format import md_cell, md_text
+from slacheck.textsafe import visible
+
+#: units whose observed figure is a whole count: no decimals ("142 calls", not "142.00 calls")
+_COUNTS = frozenset({"calls", "tasks", "requests", "minutes"})
+
+
+def _verdict(v: object) -> str:
+    """A verdict as words: ``no_data`` → ``no data`` (the JSON keeps the code)."""
+    return str(v).replace("_", " ")
+
+
+def _observed(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit in _COUNTS and float(value).is_integer():
+        return f"{int(value):,} {unit}"
+    return f"{value:,.2f} {unit}"
 
 
 def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
@@ -16,19 +33,23 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
     lines = [
         f"## {md_text(evaluation.contract.contract.id)}: verdicts",
         "",
-        ", ".join(f"{n} {v}" for v, n in c.items() if n) or "no terms checked",
+        ", ".join(f"{n} {_verdict(v)}" for v, n in c.items() if n) or "no terms checked",
         "",
+    ]
+    if evaluation.no_window is not None and not evaluation.results:
+        return "\n".join([*lines, md_text(render(evaluation.no_window, lang)), ""])
+    lines += [
         "| term | window | verdict | observed | good / total | criterion | examples |",
         "|---|---|---|---:|---:|---|---|",
     ]
     for r in evaluation.results:
-        observed = "—" if r.observed is None else f"{r.observed:,.2f} {r.unit}"
+        observed = _observed(r.observed, r.unit)
         window = r.window + (" (partial)" if r.partial_window else "")
         # every cell through md_cell: ids and notes quote the other side's traces
         words = (render(m, lang) for m in (r.criterion_message, *r.notes))
         crit = "<br>".join(md_cell(x) for x in words)
         lines.append(
-            f"| {md_cell(r.term_id)} | {md_cell(window)} | **{md_cell(r.verdict)}** | "
+            f"| {md_cell(r.term_id)} | {md_cell(window)} | **{md_cell(_verdict(r.verdict))}** | "
             f"{md_cell(observed)} | {r.good:,} / {r.total:,} | {crit} | "
             f"{md_cell(', '.join(r.examples))} |"
         )
@@ -57,7 +78,7 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
         + f"; orphans kept {q.orphans:,}. Engine: {evaluation.engine}.",
         "",
     ]
-    return "\n".join(lines)
+    return visible("\n".join(lines))  # one text-safety rule (``textsafe``)
 
 
 def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
@@ -84,10 +105,12 @@ def fields_markdown(check: FieldCheck, lang: str = "en") -> str:
             render(i.fix_message, lang) if i.fix_message is not None else "—",
         )
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
+    if check.outside is not None:
+        lines += ["", md_text(render(check.outside, lang))]
     lost = check.losses.notes(whole_period=True)
     if lost:
         lines += ["", *(f"- {md_text(render(n, lang))}" for n in lost)]
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines)) + "\n"  # one text-safety rule (``textsafe``)
 
 
 def metrics_coverage_markdown(rows: list[dict[str, Any]], lang: str = "en") -> str:
@@ -105,4 +128,4 @@ def metrics_coverage_markdown(rows: list[dict[str, Any]], lang: str = "en") -> s
             render(r["message"], lang),
         )
         lines.append("| " + " | ".join(str(md_cell(v)) for v in cells) + " |")
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines)) + "\n"  # one text-safety rule (``textsafe``)

@@ -39,6 +39,7 @@ from slacheck.contract.model import (
     TimeSliceObjective,
     Window,
 )
+from slacheck.textsafe import visible
 
 __all__ = ["API_VERSION", "OpenSloExport", "to_openslo"]
 
@@ -86,7 +87,8 @@ def to_openslo(contract: Contract) -> OpenSloExport:
     yaml.width = 4096
     yaml.explicit_start = True
     yaml.dump_all(docs, buf)
-    return OpenSloExport("\n".join(header) + "\n" + buf.getvalue(), tuple(docs), tuple(left_out))
+    text = visible("\n".join(header) + "\n" + buf.getvalue())  # one rule: ``textsafe``
+    return OpenSloExport(text, tuple(docs), tuple(left_out))
 
 
 def _name(*parts: str) -> str:

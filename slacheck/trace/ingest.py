@@ -22,8 +22,10 @@ from slacheck.inputs import reading, regular_file_problem
 from slacheck.outputs import raise_if_signalled
 from slacheck.trace.remote import is_url, read_urls
 from slacheck.trace.schema import (
+    MAX_TOKENS_PER_CALL,
     PLAUSIBLE_US,
     QUARTER_HOUR_US,
+    TOKEN_FIELDS,
     WITHIN_SPAN_MS,
     WITHIN_SPAN_SLACK_MS,
     SetAside,
@@ -508,7 +510,8 @@ def _out_of_range(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValue]]:
 
 
 def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValue]]:
-    """A within-span measurement that is negative, not finite or longer than its span.
+    """A within-span measurement that is negative, not finite or longer than its span, or a
+    token count beyond ``MAX_TOKENS_PER_CALL``.
 
     Such a value would decide a verdict (a negative time to first token makes any p95 "met"),
     so the row is set aside, never measured; the reason names the field.
@@ -522,6 +525,9 @@ def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValu
             v.isnan() | v.isinf() | (v < 0) | (v > span_ms + WITHIN_SPAN_SLACK_MS)
         ).fill_null(False)
         cases.append((impossible, ibis.literal(f"{SetAside.IMPOSSIBLE_VALUE}:{name}")))
+    for name in TOKEN_FIELDS:  # beyond any call's count, and a sum of them would overflow
+        beyond = (t[name] > MAX_TOKENS_PER_CALL).fill_null(False)
+        cases.append((beyond, ibis.literal(f"{SetAside.IMPOSSIBLE_VALUE}:{name}")))
     return cases
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace import numbers
 from slacheck.trace.conventions import read_span
 from slacheck.trace.records import SpanRows, as_text, load_json, problem, set_status
 from slacheck.trace.schema import Kind
@@ -135,16 +136,13 @@ def _any_value(value: object) -> object:
         return value["boolValue"]
     if "intValue" in value:  # int64 is a string in proto-JSON, a number in some exporters
         raw = value["intValue"]
-        try:
-            return int(raw) if isinstance(raw, str) else raw
-        except ValueError:
-            return raw
+        # the integer a string spells as ``numbers`` reads one; other strings as written
+        spelled = numbers.integer(raw) if isinstance(raw, str) else None
+        return raw if spelled is None else spelled
     if "doubleValue" in value:
         raw = value["doubleValue"]
-        try:
-            return float(raw) if isinstance(raw, str) else raw
-        except ValueError:
-            return raw
+        as_real = numbers.real(raw) if isinstance(raw, str) else None
+        return raw if as_real is None else as_real
     if "arrayValue" in value:
         array = value["arrayValue"]
         values = array.get("values") if isinstance(array, dict) else None
@@ -171,15 +169,9 @@ def _otlp_id(value: object, size: int) -> str | None:
 
 
 def _nanos(value: object) -> object:
-    """``*UnixNano`` (a string or a number) → int; 0 means unset. Anything else is passed on as
-    written, so the table reports it as unparseable."""
-    if (isinstance(value, str) and value.strip().isdigit()) or (
-        isinstance(value, float) and value.is_integer()
-    ):
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value or None
-    return value
+    """``*UnixNano`` (a string or a number) as ``numbers.nanos`` reads it: nanoseconds, None when
+    unset, an ISO-8601 string as written, or ``BAD_TIMESTAMP`` (the table reports it)."""
+    return numbers.nanos(value)
 
 
 def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str, object]) -> None:

@@ -8,7 +8,9 @@ same ``source_ref``, ``defect`` and ``kind``), so ingestion's set-aside accounti
 What the engine path reads differently, and why files go to the Python reader instead:
 
 * A file with a line that is not a JSON object with a ``resourceSpans`` list (or ``{}``) is
-  read by the Python reader, which reports where and what is wrong.
+  read by the Python reader, which reports where and what is wrong; so is a file holding a
+  carriage return or a value nested deeper than ``numbers.MAX_JSON_DEPTH``
+  (``numbers.bytes_beyond_engine``). Numbers and timestamps are read as ``numbers`` says.
 * A key written twice in one object is not detected (DuckDB and Spark keep one of them); a list
   or object of the wrong type below ``resourceSpans`` reads as absent instead of a problem.
 * Attribute values are compared as the engine writes them as text: a ``doubleValue`` written
@@ -31,6 +33,7 @@ import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 
 from slacheck.engine import Engine, EngineSession
+from slacheck.trace import numbers
 from slacheck.trace.conventions import FieldRule, KindRule, table
 from slacheck.trace.schema import BY_NAME, COLUMNS, Kind, SetAside, Status
 
@@ -77,7 +80,7 @@ _SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")
 #: the rest of the line is not JSON); any other line is checked first
 _EXPORT_START = r"""regexp_matches(text, '^[ \t]*\{[ \t]*"resourceSpans"[ \t]*:[ \t]*\[')"""
 #: the longest line DuckDB reads (one export request); a longer one sends its file to Python
-MAX_LINE_BYTES = 64 * 2**20
+MAX_LINE_BYTES = numbers.MAX_LINE_BYTES
 
 
 def _duckdb_structure(node: Any) -> str:
@@ -120,14 +123,18 @@ def read_otlp_lines(session: EngineSession, paths: Sequence[Path]) -> EngineRead
     """The canonical table of OTLP JSON-lines ``paths``: a first scan checks every line (and,
     on DuckDB, cuts the files into slices of about ``SLICE_BYTES``), a second parses, unnests
     and flattens them. Memory stays bounded by the slice (DuckDB) or by one line (Spark)."""
-    names = [str(p) for p in paths]
+    # a file with a bare CR or a value nested too deep is read by Python (``numbers``)
+    python_reads = [p for p in paths if numbers.bytes_beyond_engine(p) is not None]
+    names = [str(p) for p in paths if p not in python_reads]
+    if not names:
+        return EngineRead(None, {}, tuple(paths))
     if session.engine is Engine.DUCKDB:
         stats, slices = _duckdb_check(session, names)
     else:
         lines = _spark_lines(session, names)
         stats = _line_stats(lines)
     good = [n for n in names if n in stats and stats[n][1] == 0]
-    to_python = tuple(Path(n) for n in names if n not in good)
+    to_python = tuple(p for p in paths if str(p) not in good)
     if not good:
         return EngineRead(None, {}, to_python)
     if session.engine is Engine.DUCKDB:
@@ -227,54 +234,75 @@ def _duckdb_file_lines(name: str, *, doc: bool, upto: int | None = None) -> str:
 
 def _duckdb_check(
     session: EngineSession, names: list[str]
-) -> tuple[dict[str, tuple[int, int]], list[tuple[str, int, int]]]:
+) -> tuple[dict[str, tuple[int, int]], list[tuple[str, int, int, int]]]:
     """Every line checked, no line parsed into structs: per file (lines, bad lines), and the
-    slices ``(file, first line, last line)`` of about ``SLICE_BYTES`` each."""
+    slices ``(file, first line, last line, bytes)`` of about ``SLICE_BYTES`` each."""
     scans = " UNION ALL ".join(_duckdb_file_lines(n, doc=False) for n in names)
     rows = session.backend.raw_sql(
         f"""
         WITH l AS ({scans}),
         c AS (
-            SELECT source_file, line, ok,
+            SELECT source_file, line, ok, bytes,
                    (sum(bytes) OVER (PARTITION BY source_file ORDER BY line) - bytes)
                        // {SLICE_BYTES} AS slice
             FROM l
         )
         SELECT source_file, slice, count(*), sum(CASE WHEN ok THEN 0 ELSE 1 END),
-               min(line), max(line)
+               min(line), max(line), sum(bytes)
         FROM c GROUP BY source_file, slice ORDER BY source_file, slice
         """
     ).fetchall()
     stats: dict[str, tuple[int, int]] = {}
-    slices: list[tuple[str, int, int]] = []
-    for name, _, n, bad, lo, hi in rows:
+    slices: list[tuple[str, int, int, int]] = []
+    for name, _, n, bad, lo, hi, size in rows:
         total, wrong = stats.get(name, (0, 0))
         stats[name] = (total + int(n), wrong + int(bad))
-        slices.append((str(name), int(lo), int(hi)))
+        slices.append((str(name), int(lo), int(hi), int(size)))
     return stats, slices
 
 
-def _duckdb_parse(session: EngineSession, slices: list[tuple[str, int, int]]) -> ir.Table:
-    """The canonical rows (before the task rule) of every slice, parsed one slice at a time
-    into one table: the query is compiled once, over a view each slice redefines."""
+#: at most this many slices are parsed in one statement: each scan holds a read buffer of
+#: ``MAX_LINE_BYTES``
+BATCH_SLICES = 4
+
+
+def _batches(slices: list[tuple[str, int, int, int]]) -> list[list[tuple[str, int, int]]]:
+    """Consecutive slices grouped into batches of at most ``SLICE_BYTES`` and ``BATCH_SLICES``
+    slices: a folder of small files is parsed in a quarter of the statements."""
+    batches: list[list[tuple[str, int, int]]] = []
+    size = 0
+    for name, lo, hi, nbytes in slices:
+        if not batches or size + nbytes > SLICE_BYTES or len(batches[-1]) >= BATCH_SLICES:
+            batches.append([])
+            size = 0
+        batches[-1].append((name, lo, hi))
+        size += nbytes
+    return batches
+
+
+def _duckdb_parse(session: EngineSession, slices: list[tuple[str, int, int, int]]) -> ir.Table:
+    """The canonical rows (before the task rule) of every slice, parsed a batch of slices at a
+    time into one table: the query is compiled once, over a view each batch redefines."""
     con = session.backend
     view = f"slacheck_otlp_slice_{uuid.uuid4().hex}"
 
-    def define(name: str, lo: int, hi: int) -> None:
-        con.raw_sql(
-            f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT * FROM "
-            f"({_duckdb_file_lines(name, doc=True, upto=hi)}) WHERE line >= {lo}"
+    def define(batch: list[tuple[str, int, int]]) -> None:
+        parts = " UNION ALL ".join(
+            f"SELECT * FROM ({_duckdb_file_lines(name, doc=True, upto=hi)}) WHERE line >= {lo}"
+            for name, lo, hi in batch
         )
+        con.raw_sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {parts}")
 
+    batches = _batches(slices)
     try:
-        define(*slices[0])
+        define(batches[0])
         # a view, not ``con.sql``: Ibis reads a query's schema through a call DuckDB deprecates
         sql = con.compile(canonical(_spans(con.table(view)), Engine.DUCKDB, session.view))
         name = session.new_table_name()
         con.raw_sql(f'CREATE TEMP TABLE "{name}" AS {sql}')
         table = session.adopt(name)
-        for one in slices[1:]:
-            define(*one)
+        for batch in batches[1:]:
+            define(batch)
             con.raw_sql(f'INSERT INTO "{name}" {sql}')
     finally:
         con.raw_sql(f"DROP VIEW IF EXISTS {view}")
@@ -304,7 +332,8 @@ def _spark_lines(session: EngineSession, names: list[str]) -> ir.Table:
         lookup = F.create_map(*[F.lit(x) for pair in pairs for x in pair])
         named = F.coalesce(lookup[F.col("uri")], F.col("uri"))
     read = [n if is_url(n) else str(Path(n).resolve()) for n in names]
-    raw = spark.read.text(read).select(
+    # lines end at \n only, as ``numbers`` says (Hadoop's reader also ends one at a bare CR)
+    raw = spark.read.text(read, lineSep="\n").select(
         F.col("_metadata.file_path").alias("uri"),
         F.col("_metadata.file_block_start").alias("block"),
         F.monotonically_increasing_id().alias("id"),
@@ -469,35 +498,82 @@ def _strip(text: ir.StringValue) -> ir.StringValue:
     return text.re_replace(r"^\s+|\s+$", "")
 
 
-_INTEGER = r"^\s*[+-]?[0-9]+\s*$"
+# -- numbers and timestamps, as ``numbers`` specifies them ------------------------------------
+
 _INT64 = 2.0**63
+#: JSON whitespace as a regular-expression class body (``numbers.JSON_WS``)
+_WS = numbers.JSON_WS.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+@dataclass(frozen=True)
+class _Number:
+    """A scalar's text read as ``numbers.number`` reads it: which spelling, and its value."""
+
+    text: ir.StringValue  # JSON whitespace stripped
+    is_int: ir.BooleanValue  # ``numbers.INTEGER``
+    is_dec: ir.BooleanValue  # ``numbers.DECIMAL`` and not an integer
+    exact: ir.IntegerValue  # an ``INTEGER`` within int64, else null
+    double: ir.FloatingValue  # a ``DECIMAL`` as float64, else null
+
+
+def _number(raw: ir.StringValue) -> _Number:
+    text = raw.re_replace(f"^[{_WS}]+|[{_WS}]+$", "")
+    is_int = text.re_search(f"^{numbers.INTEGER}$").fill_null(False)
+    is_dec = ~is_int & text.re_search(f"^{numbers.DECIMAL}$").fill_null(False)
+    exact = ibis.ifelse(is_int, text.try_cast("int64"), ibis.null(dt.int64))
+    double = ibis.ifelse(is_dec, text.try_cast("float64"), ibis.null(dt.float64))
+    return _Number(text, is_int, is_dec, exact, double)
+
+
+def _integral(f: ir.FloatingValue) -> ir.BooleanValue:
+    # not ``floor() == f``: Ibis's floor is an integer, which a float beyond int64 overflows
+    return f.notnull() & ~f.isnan() & ~f.isinf() & ((f % 1.0) == 0)
+
+
+def _to_int64(f: ir.FloatingValue, ok: ir.BooleanValue) -> ir.IntegerValue:
+    """``f`` as int64 where ``ok`` (the caller's range check), else null: the engine casts
+    every row, so the others are cast from 0."""
+    return ibis.ifelse(ok, ibis.ifelse(ok, f, 0.0).cast("int64"), ibis.null(dt.int64))
 
 
 def _as_int(text: ir.StringValue) -> ir.IntegerValue:
-    """``records.as_int`` on a scalar's text: integers, integral floats within int64; null
-    otherwise (the caller adds the defect)."""
-    exact = ibis.ifelse(
-        text.re_search(_INTEGER), _strip(text).try_cast("int64"), ibis.null(dt.int64)
-    )
-    number = _strip(text).try_cast("float64")
-    integral = (
-        number.notnull()
-        & ~number.isnan()
-        & ~number.isinf()
-        & (number.floor() == number)
-        & (number >= -_INT64)
-        & (number < _INT64)
-    )
-    return ibis.coalesce(
-        exact,
-        ibis.ifelse(
-            text.re_search(_INTEGER), ibis.null(dt.int64), ibis.ifelse(integral, number, None)
-        ).cast("int64"),
-    )
+    """``records.as_int`` (``numbers.count``) on a scalar's text: an integer within int64, an
+    integral float within int64; null otherwise (the caller adds the defect)."""
+    n = _number(text)
+    fits = _integral(n.double) & (n.double >= -_INT64) & (n.double < _INT64)
+    return ibis.coalesce(n.exact, _to_int64(n.double, fits.fill_null(False)))
 
 
 def _as_float(text: ir.StringValue) -> ir.FloatingValue:
-    return _strip(text).try_cast("float64")
+    """``records.as_float``: a number of either spelling as float64, null otherwise."""
+    n = _number(text)
+    spelled = n.is_int | n.is_dec | n.text.isin(list(numbers.NOT_FINITE))
+    return ibis.ifelse(spelled, n.text.try_cast("float64"), ibis.null(dt.float64))
+
+
+def _nanos_parts(
+    raw: ir.StringValue,
+) -> tuple[_Number, ir.IntegerValue, ir.BooleanValue, ir.BooleanValue]:
+    """``numbers.nanos`` on text: (its number, µs of a number of nanoseconds 0 ≤ n ≤ 2⁶⁴−1 else
+    null, whether it is 0, whether it is a number at all). µs = n // 1000 exactly: from the
+    digits of an integer, and from a float beyond int64 in two steps."""
+    n = _number(raw)
+    digits = n.text.re_replace("^[+-]?0*", "")
+    size = digits.length()
+    fits = (size < 20) | ((size == 20) & (digits <= str(numbers.UINT64_MAX)))
+    int_zero = n.is_int & (size == 0)
+    int_ok = n.is_int & ~n.text.startswith("-") & fits
+    int_us = ibis.ifelse(size > 3, digits.substr(0, size - 3), "0").try_cast("int64")
+    f = n.double
+    dec_ok = _integral(f) & (f >= 0) & (f < 2.0**64)
+    dec_zero = dec_ok & (f == 0)
+    # (2⁶³ + x) // 1000 = 2⁶³ // 1000 + (x + 2⁶³ % 1000) // 1000, each part exact in int64
+    low = (dec_ok & (f < _INT64)).fill_null(False)
+    above = (dec_ok & (f >= _INT64)).fill_null(False)
+    high = ibis.literal(2**63 // 1000) + (_to_int64(f - _INT64, above) + 2**63 % 1000) // 1000
+    dec_us = ibis.ifelse(low, _to_int64(f, low) // 1000, high)
+    us = ibis.cases((int_ok, int_us), (dec_ok, dec_us), else_=ibis.null(dt.int64))
+    return n, us, (int_zero | dec_zero), (n.is_int | n.is_dec)
 
 
 def _as_bool(text: ir.StringValue) -> ir.BooleanValue:
@@ -671,20 +747,14 @@ def _defect(flag: ir.BooleanValue, text: str) -> ir.StringValue:
 
 
 def _nanos_us(raw: ir.StringValue, engine: Engine) -> tuple[ir.IntegerValue, ir.BooleanValue]:
-    """``*UnixNano`` text → (µs, unparseable) as ``otlp._nanos`` and ``SpanRows`` read it:
-    digits are nanoseconds (0 means unset), blank is unset, other text is ISO-8601."""
-    text = _strip(raw)
-    blank = raw.isnull() | (text == "")
-    digits = text.re_search(r"^[0-9]+$").fill_null(False)
-    # n // 1000 for a non-negative integer: drop its last three digits
-    us_text = ibis.ifelse(text.length() > 3, text.substr(0, text.length() - 3), "0")
-    from_digits = us_text.try_cast("int64")
-    zero = digits & text.re_search(r"^0+$").fill_null(False)
-    from_iso = _iso_us(text, engine)
+    """``*UnixNano`` text → (µs, unparseable) as ``numbers.nanos`` and ``SpanRows`` read it:
+    a number is nanoseconds (0 means unset), blank is unset, other text is ISO-8601."""
+    n, us, zero, numeric = _nanos_parts(raw)
+    blank = raw.isnull() | (n.text == "")
     value = ibis.cases(
         (blank | zero, ibis.null(dt.int64)),
-        (digits, from_digits),
-        else_=from_iso,
+        (numeric, us),
+        else_=_iso_us(n.text, engine),
     )
     bad = ~blank & ~zero & value.isnull()
     return value, bad
@@ -700,8 +770,8 @@ def _first_token_us(
     quoted = (text.length() > 1) & text.startswith('"') & text.endswith('"')
     unq = ibis.ifelse(quoted, text.substr(1, text.length() - 2), text)
     stripped = _strip(unq)
-    number = _as_int(text)
-    from_int = number // 1000
+    _, from_int_us, int_zero, _ = _nanos_parts(text)
+    from_int = ibis.ifelse(int_zero, ibis.literal(0, type=dt.int64), from_int_us)
     iso = ibis.ifelse(stripped == "", ibis.null(dt.int64), _iso_us(stripped, engine))
     value = ibis.cases(
         (variant.isin(["string", "bytes"]), iso),

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.inputs import decode_utf8, open_regular
+from slacheck.trace import numbers
 from slacheck.trace.schema import BY_NAME, Kind, SetAside, Status, conform
 
 #: Extensions that always mean one JSON value per line, however many lines there are.
@@ -116,11 +117,11 @@ def load_json(path: Path) -> Loaded:
     if path.suffix.lower() in JSON_LINES_SUFFIXES:
         return _load_lines(path, text)
     try:
-        return Loaded(_loads(text))
+        value = _loads(text)
     except _DuplicateKey as exc:
         raise _duplicate(path, text, exc.key) from None
     except RecursionError:
-        raise TraceInputError([problem(path, "JSON nested too deep", Reason.TOO_DEEP)]) from None
+        raise TraceInputError([_too_deep(path)]) from None
     except json.JSONDecodeError as exc:
         # a whole first line followed by more values: JSON lines (not a document with junk after)
         if exc.msg == "Extra data" and exc.lineno > 1 and _is_json(text.split("\n", 1)[0]):
@@ -128,6 +129,26 @@ def load_json(path: Path) -> Loaded:
         raise TraceInputError(
             [problem(path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno)]
         ) from None
+    if numbers.json_depth(value) > numbers.MAX_JSON_DEPTH:
+        raise TraceInputError([_too_deep(path)])
+    return Loaded(value)
+
+
+def _too_deep(path: Path, line: int | None = None) -> Problem:
+    """The problem of a JSON value nested deeper than ``numbers.MAX_JSON_DEPTH``."""
+    return problem(
+        path,
+        f"JSON nested more than {numbers.MAX_JSON_DEPTH} lists and objects deep",
+        Reason.TOO_DEEP,
+        line=line,
+        fix="no trace record nests this deep",
+    )
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines text: split on ``\\n`` only (``numbers``: U+2028, U+0085 and a
+    bare CR inside a JSON string are no line ends; ``\\r\\n`` leaves JSON whitespace)."""
+    return text.split("\n")
 
 
 def _is_json(text: str) -> bool:
@@ -140,28 +161,42 @@ def _is_json(text: str) -> bool:
 
 def _load_lines(path: Path, text: str) -> Loaded:
     values: list[Any] = []
-    numbers: list[int] = []
+    numbers_: list[int] = []
     problems: list[Problem] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
+        if len(line) * 4 > numbers.MAX_LINE_BYTES and len(line.encode()) > numbers.MAX_LINE_BYTES:
+            raise TraceInputError(
+                [
+                    problem(
+                        path,
+                        f"a line longer than {numbers.MAX_LINE_BYTES:,} bytes",
+                        Reason.TOO_LARGE,
+                        line=number,
+                        fix="write one export request per line",
+                    )
+                ]
+            )
         try:
-            values.append(_loads(line))
-            numbers.append(number)
+            value = _loads(line)
         except _DuplicateKey as exc:
             raise _duplicate(path, line, exc.key, number) from None
         except RecursionError:
-            raise TraceInputError(
-                [problem(path, "JSON nested too deep", Reason.TOO_DEEP, line=number)]
-            ) from None
+            raise TraceInputError([_too_deep(path, number)]) from None
         except json.JSONDecodeError as exc:
             if len(problems) < _MAX_LINE_PROBLEMS:
                 problems.append(
                     problem(path, f"invalid JSON line: {exc.msg}", line=number, column=exc.colno)
                 )
+            continue
+        if numbers.json_depth(value) > numbers.MAX_JSON_DEPTH:
+            raise TraceInputError([_too_deep(path, number)])
+        values.append(value)
+        numbers_.append(number)
     if problems:
         raise TraceInputError(problems)
-    return Loaded(values, tuple(numbers))
+    return Loaded(values, tuple(numbers_))
 
 
 def decode_embedded(value: object) -> object:
@@ -194,41 +229,22 @@ def as_text(value: object) -> str | None:
 
 
 def as_int(value: object) -> int:
-    """An integer field: ints, integral floats and numeric strings; raises ``Unparseable``."""
-    if isinstance(value, bool):
+    """An integer field, as ``numbers`` reads a count: ints, integral floats and strings of an
+    ASCII number within int64 (``12.0`` is 12; ``0x10``, ``１２`` and 12.5 are no count);
+    raises ``Unparseable``."""
+    n = numbers.count(value)
+    if n is None:
         raise Unparseable(value)
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            value = int(text)
-        except ValueError:
-            try:
-                value = float(text)
-            except ValueError:
-                raise Unparseable(value) from None
-    # a count written as 12.0 is 12; 12.5 tokens is not a count
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, int) and _INT64_MIN <= value <= _INT64_MAX:
-        return value
-    raise Unparseable(value)  # not a count, or beyond what a 64-bit column holds
-
-
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+    return n
 
 
 def as_float(value: object) -> float:
-    """A float field: numbers and numeric strings; raises ``Unparseable``."""
-    if isinstance(value, bool):
+    """A float field: numbers and strings of an ASCII number (``numbers``); raises
+    ``Unparseable``."""
+    x = numbers.real(value)
+    if x is None:
         raise Unparseable(value)
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            raise Unparseable(value) from None
-    raise Unparseable(value)
+    return x
 
 
 def as_bool(value: object) -> bool:
@@ -450,7 +466,8 @@ def _to_us(
     values: list[object], field: str, defects: list[list[str]], integer_nanos: bool
 ) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.bool_]]]:
     """Timestamps as written → (µs since the epoch, present-and-parsed mask). Strings are
-    ISO-8601 (no offset means UTC); integers are nanoseconds when ``integer_nanos``; anything
+    ISO-8601 (no offset means UTC); numbers are nanoseconds when ``integer_nanos`` (as
+    ``numbers.nanos`` reads them: integral, 0 ≤ n ≤ 2⁶⁴−1); anything
     else, or a string that does not parse, is null with an ``unparseable_timestamp:<field>``
     defect on its row."""
     n = len(values)
@@ -460,18 +477,13 @@ def _to_us(
     text_at: list[int] = []
     texts: list[str] = []
     for i, value in enumerate(values):
-        if value is None or (isinstance(value, str) and not value.strip()):
+        if value is None or (isinstance(value, str) and not value.strip(numbers.JSON_WS)):
             continue
         if isinstance(value, str):
             text_at.append(i)
-            texts.append(value.strip())
-        elif (
-            integer_nanos
-            and isinstance(value, int)
-            and not isinstance(value, bool)
-            and _INT64_MIN <= value // 1000 <= _INT64_MAX
-        ):
-            out[i] = value // 1000
+            texts.append(value.strip(numbers.JSON_WS))
+        elif integer_nanos and (nanos := _nanoseconds(value)) is not None:
+            out[i] = nanos // 1000
             ok[i] = True
         else:
             bad[i] = True
@@ -488,6 +500,14 @@ def _to_us(
     for i in np.flatnonzero(bad).tolist():
         defects[i].append(f"{SetAside.UNPARSEABLE_TIMESTAMP}:{field}")
     return out, ok
+
+
+def _nanoseconds(value: object) -> int | None:
+    """A number of nanoseconds as ``numbers.nanos`` reads one (0 included), or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    n = numbers.integer(value)
+    return n if n is not None and 0 <= n <= numbers.UINT64_MAX else None
 
 
 def tasks_at_roots(table: pa.Table) -> pa.Table:

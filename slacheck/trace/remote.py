@@ -126,8 +126,7 @@ def _canonical(session: EngineSession, url: str) -> tuple[ir.Table, list[SourceF
     except Exception as exc:  # Spark raises its own types; all mean "cannot read this"
         raise TraceInputError([_unreadable(url, exc, "slacheck's canonical Parquet")]) from None
     mapping = identity_mapping("parquet")
-    wanted = {spec.column for f in mapping.columns if (spec := mapping.spec(f)) is not None}
-    missing = sorted(wanted - columns)
+    missing = sorted(mapping.source_columns() - columns)
     if missing:
         raise TraceInputError(
             [

@@ -39,7 +39,8 @@ class SetAside(StrEnum):
     DUPLICATE_SPAN_ID = "duplicate_span_id"
     NEGATIVE_TOKENS = "negative_tokens"
     #: a measurement no clock can give: negative, not finite, or longer than its own span;
-    #: reported with the field, e.g. ``impossible_value:ttft_ms``
+    #: or a token count beyond ``MAX_TOKENS_PER_CALL``; reported with the field, e.g.
+    #: ``impossible_value:ttft_ms``
     IMPOSSIBLE_VALUE = "impossible_value"
     #: a timestamp outside the years slacheck's calendars cover (``PLAUSIBLE_US``), reported
     #: with the field, e.g. ``out_of_range:start_us``
@@ -54,6 +55,13 @@ PLAUSIBLE_US: tuple[int, int] = (0, 7_258_118_400_000_000)
 #: midnight (a window's edge) falls on one; model calls are counted per UTC quarter hour.
 QUARTER_HOUR_US = 15 * 60_000_000
 
+
+#: The most tokens one model call can count in a field (input, output, cached). The largest
+#: context windows hold about 10⁷ tokens; a count beyond 10⁹ is no call's, and a row with one
+#: is set aside (``impossible_value:<field>``). Below it a sum over nine billion calls fits
+#: in int64, so no sum of token counts can overflow.
+MAX_TOKENS_PER_CALL = 10**9
+TOKEN_FIELDS: tuple[str, ...] = ("input_tokens", "output_tokens", "cached_tokens")
 
 #: Measurements that happen inside a span, so none can be negative or exceed the span itself.
 WITHIN_SPAN_MS: tuple[str, ...] = ("ttft_ms", "server_ms", "queue_ms", "network_ms")

@@ -7,14 +7,30 @@ from typing import Any, Literal
 
 import ibis
 import ibis.expr.types as ir
+import pyarrow as pa
 from ibis.backends import BaseBackend
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from slacheck.errors import MAX_PROBLEMS, Problem, Reason, TraceInputError
-from slacheck.inputs import decode_utf8, depth_problem, read_bounded, reading
-from slacheck.trace.schema import BY_NAME, COLUMN_NAMES, COLUMNS, SetAside
+from slacheck.inputs import (
+    YamlAliasBound,
+    bounded_yaml,
+    decode_utf8,
+    depth_problem,
+    read_bounded,
+    reading,
+)
+from slacheck.trace.normalise import host_expr
+from slacheck.trace.schema import BY_NAME, COLUMN_NAMES, COLUMNS, SetAside, Status
 
 TableFormat = Literal["csv", "parquet", "jsonl"]
 _UNITS = {"s": 1000.0, "ms": 1.0, "us": 0.001, "ns": 0.000001}
@@ -22,11 +38,33 @@ _EPOCH_TO_US = {"epoch_s": 1_000_000, "epoch_ms": 1_000, "epoch_us": 1, "epoch_n
 
 
 class ColumnSpec(BaseModel):
-    """Where one canonical field comes from."""
+    """Where one canonical field comes from: a column (optionally a value inside its JSON, a
+    host from its URL), two timestamp columns (a duration), the first of several sources that
+    has a value, or a constant."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    column: str = Field(description="Source column name.")
+    column: str | None = Field(default=None, description="Source column name.")
+    json_path: str | list[str] | None = Field(
+        default=None,
+        alias="json",
+        description="Path inside the column's JSON (text, or a nested record): `a.b`, or a "
+        "list of keys when a key holds a dot (`[attributes, gen_ai.system]`).",
+    )
+    between: tuple[str, str] | None = Field(
+        default=None,
+        description="A duration (ms) from two timestamp columns: `[start, end]` gives end − "
+        "start, e.g. `ttft_ms: {between: [startTime, completionStartTime]}`.",
+    )
+    first_of: list[ColumnSpec] | None = Field(
+        default=None, description="Sources tried in order: the first that has a value."
+    )
+    value: str | int | float | bool | None = Field(
+        default=None, description="A constant, for what the export implies but does not write."
+    )
+    normalise: Literal["host"] | None = Field(
+        default=None, description="`host`: the host of a URL (`http://gw:4000/v1/` → `gw`)."
+    )
     unit: Literal["s", "ms", "us", "ns"] | None = Field(
         default=None, description="Unit of a duration column (converted to ms)."
     )
@@ -34,6 +72,41 @@ class ColumnSpec(BaseModel):
         default_factory=dict, description="Source value → canonical value (kind, status)."
     )
     default: str | None = Field(default=None, description="Canonical value for unlisted values.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ColumnSpec:
+        given = [
+            k
+            for k, v in (
+                ("column", self.column),
+                ("between", self.between),
+                ("first_of", self.first_of),
+                ("value", self.value),
+            )
+            if v is not None
+        ]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of `column`, `between`, `first_of`, `value`"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        if self.json_path is not None and self.column is None:
+            raise ValueError("`json` reads inside a `column`: name the column too")
+        return self
+
+    def path(self) -> list[str]:
+        """The keys of ``json``, in order."""
+        if self.json_path is None:
+            return []
+        return self.json_path.split(".") if isinstance(self.json_path, str) else self.json_path
+
+    def source_columns(self) -> set[str]:
+        """Every source column this spec reads."""
+        if self.column is not None:
+            return {self.column}
+        if self.between is not None:
+            return set(self.between)
+        return {c for alt in self.first_of or () for c in alt.source_columns()}
 
 
 class Mapping(BaseModel):
@@ -51,6 +124,11 @@ class Mapping(BaseModel):
     constants: dict[str, str | int | float | bool] = Field(
         default_factory=dict, description="Fixed values for fields the table lacks."
     )
+    status_message: str | ColumnSpec | None = Field(
+        default=None,
+        description="The error text of a failed call, read with its error class and HTTP "
+        "status by the shared status classification.",
+    )
 
     @field_validator("columns", "constants")
     @classmethod
@@ -62,11 +140,74 @@ class Mapping(BaseModel):
             )
         return v
 
+    @model_validator(mode="after")
+    def _fits_fields(self) -> Mapping:
+        for name, raw in self.columns.items():
+            if isinstance(raw, str):
+                continue
+            for spec in _leaves(raw):
+                if spec.between is not None and not name.endswith("_ms"):
+                    raise ValueError(
+                        f"columns.{name}: `between` gives a duration, for a *_ms field only"
+                    )
+                if spec.normalise == "host" and BY_NAME[name].type != pa.string():
+                    raise ValueError(f"columns.{name}: a host is text, not {BY_NAME[name].type}")
+            if name == "status":
+                bad = sorted(set(_status_values(raw)) - _STATUS_VALUES)
+                if bad:
+                    raise ValueError(
+                        f"columns.status: {', '.join(bad)} is not a status; use ok, error (a "
+                        f"failure the shared classification names) or one of "
+                        f"{', '.join(sorted(_STATUS_VALUES - {'ok', 'error'}))}"
+                    )
+        return self
+
     def spec(self, field: str) -> ColumnSpec | None:
         raw = self.columns.get(field)
         if raw is None:
             return None
         return ColumnSpec(column=raw) if isinstance(raw, str) else raw
+
+    def message_spec(self) -> ColumnSpec | None:
+        raw = self.status_message
+        return ColumnSpec(column=raw) if isinstance(raw, str) else raw
+
+    def source_columns(self) -> set[str]:
+        """Every source column the mapping reads."""
+        specs = [self.spec(f) for f in self.columns] + [self.message_spec()]
+        return {c for spec in specs if spec is not None for c in spec.source_columns()}
+
+
+def _leaves(spec: ColumnSpec) -> list[ColumnSpec]:
+    return [leaf for alt in spec.first_of for leaf in _leaves(alt)] if spec.first_of else [spec]
+
+
+def _status_values(raw: ColumnSpec) -> list[str]:
+    out: list[str] = []
+    for spec in _leaves(raw):
+        out.extend(spec.values.values())
+        if spec.default is not None:
+            out.append(spec.default)
+        if isinstance(spec.value, str):
+            out.append(spec.value)
+    return out
+
+
+#: what a mapping may give as a status: ``ok``, ``error`` (failed: the class is the shared
+#: classification's, from the error class, HTTP status and message) or a status class itself
+_STATUS_VALUES = frozenset({"ok", "error", *(str(s) for s in Status)})
+
+
+def _alias_problem(path: Path, exc: YamlAliasBound) -> Problem:
+    mark = exc.problem_mark
+    return Problem(
+        str(path),
+        f"mapping refused: {exc.message}",
+        Reason.TOO_LARGE,
+        line=mark.line + 1 if mark is not None else None,
+        column=mark.column + 1 if mark is not None else None,
+        fix="write the values out; an anchor (&name) is for a few repeated blocks",
+    )
 
 
 def load_mapping(path: Path) -> Mapping:
@@ -77,7 +218,9 @@ def load_mapping(path: Path) -> Mapping:
         )
         deep: Problem | None
         try:
-            data = YAML(typ="safe").load(text)
+            data = bounded_yaml().load(text)
+        except YamlAliasBound as exc:
+            raise TraceInputError([_alias_problem(path, exc)]) from None
         except RecursionError:
             data = None
             deep = Problem(str(path), "nested too deep", Reason.TOO_DEEP)
@@ -183,11 +326,17 @@ def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
             ]
         )
     src = read_source(backend, path, fmt)
-    missing = [
-        (field, spec.column)
-        for field in mapping.columns
-        if (spec := mapping.spec(field)) is not None and spec.column not in src.columns
-    ]
+    specs = [(f, mapping.spec(f)) for f in mapping.columns]
+    specs.append(("status_message", mapping.message_spec()))
+    missing = sorted(
+        {
+            (field, col)
+            for field, spec in specs
+            if spec is not None
+            for col in spec.source_columns()
+            if col not in src.columns
+        }
+    )
     if missing:
         raise TraceInputError(
             [
@@ -195,37 +344,54 @@ def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
                     str(path),
                     f"column `{col}` (mapped to `{field}`) is not in the file",
                     Reason.BAD_MAPPING,
-                    field=f"columns.{field}",
+                    field=field if field == "status_message" else f"columns.{field}",
                     fix=f"columns present: {', '.join(src.columns)}",
                 )
                 for field, col in missing
             ]
         )
-    return project(src, mapping, str(path))
+    if not _classifies(mapping):
+        return project(src, mapping, str(path))
+    return classify_status(project(src, mapping, str(path), status_inputs=True))
 
 
-def project(src: ir.Table, mapping: Mapping, source_file: str | ir.StringValue) -> ir.Table:
+def _classifies(mapping: Mapping) -> bool:
+    """The mapping gives a failure flag, an error class or an HTTP status: the rows' status is
+    then the shared classification's (``records.set_status``)."""
+    return any(mapping.spec(f) is not None for f in ("status", "error_type", "http_status"))
+
+
+#: the columns ``project`` adds for the status classification (``status_inputs``)
+_FAILED, _MESSAGE = "_slacheck_failed", "_slacheck_message"
+#: how much of a failed call's message the classification reads (its class and codes are at
+#: its start; the rest is request ids and payloads, which would only multiply the distinct rows)
+_MESSAGE_CHARS = 300
+
+
+def project(
+    src: ir.Table,
+    mapping: Mapping,
+    source_file: str | ir.StringValue,
+    *,
+    status_inputs: bool = False,
+) -> ir.Table:
     """The canonical columns of ``src`` read through ``mapping``; ``source_file``: the file's
-    name, or a column naming each row's file (a folder Spark read as one table)."""
-    defects: list[ir.StringValue] = []
+    name, or a column naming each row's file (a folder Spark read as one table).
+    ``status_inputs``: also the failure flag and message ``classify_status`` reads."""
+    reader = _Reader(src, mapping.timestamp_format)
     exprs: dict[str, ir.Value] = {}
     for col in COLUMNS:
         name = col.name
         spec = mapping.spec(name)
         if name in ("start_us", "end_us") and spec is not None:
-            raw = src[spec.column]
-            parsed = _timestamp_us(raw, mapping.timestamp_format)
-            bad = raw.notnull() & parsed.isnull()
-            defects.append(
-                ibis.ifelse(bad, ibis.literal(f"{SetAside.UNPARSEABLE_TIMESTAMP}:{name}"), None)
-            )
-            exprs[name] = parsed
+            exprs[name] = reader.timestamp(spec, name)
         elif spec is not None:
-            exprs[name] = _value(src[spec.column], name, spec, defects)
+            exprs[name] = reader.value(spec, name)
         elif name in mapping.constants:
             exprs[name] = ibis.literal(mapping.constants[name]).cast(_ibis_type(name))
         else:
             exprs[name] = ibis.null().cast(_ibis_type(name))
+    defects = reader.defects
     # Durations come from the timestamps when both are there; a mapped duration fills the end.
     start, end = exprs["start_us"], exprs["end_us"]
     if mapping.spec("end_us") is None and mapping.spec("duration_ms") is not None:
@@ -252,32 +418,204 @@ def project(src: ir.Table, mapping: Mapping, source_file: str | ir.StringValue) 
         if defects
         else (ibis.null().cast("string"))
     )
-    return src.select(**{c.name: exprs[c.name] for c in COLUMNS})
-
-
-def _value(raw: ir.Value, name: str, spec: ColumnSpec, defects: list[ir.StringValue]) -> ir.Value:
-    target = _ibis_type(name)
-    if spec.values or spec.default is not None:
-        text = raw.cast("string")
-        mapped = text.substitute(spec.values, else_=spec.default if spec.default else text)
-        return mapped.cast(target)
-    if name.endswith("_ms") and spec.unit is not None:
-        number = raw.try_cast("float64")
-        defects.append(
-            ibis.ifelse(raw.notnull() & number.isnull(), f"unparseable_number:{name}", None)
+    out = {c.name: exprs[c.name] for c in COLUMNS}
+    if status_inputs:
+        status = exprs["status"]
+        out[_FAILED] = status.isin(sorted(_STATUS_VALUES - {"ok"})).fill_null(False)
+        message = mapping.message_spec()
+        out[_MESSAGE] = (
+            ibis.null("string")
+            if message is None
+            else reader.value(message, "status_message").substr(0, _MESSAGE_CHARS)
         )
-        return number * _UNITS[spec.unit]
-    if target.is_numeric():
-        number = raw.try_cast(target)
-        defects.append(
-            ibis.ifelse(
-                raw.notnull() & number.isnull(),
-                ibis.literal(f"{SetAside.UNPARSEABLE_NUMBER}:{name}"),
-                None,
+    return src.select(**out)
+
+
+def classify_status(spans: ir.Table) -> ir.Table:
+    """``spans`` (from ``project(..., status_inputs=True)``) with ``status`` and ``error_type``
+    as the shared rule gives them (``records.set_status``: the failure flag, the error class,
+    the HTTP status and, for a failed call, its message): the rule runs once per distinct
+    combination, in Python, and is joined back in the engine. A status the mapping names
+    itself (``throttled``, …) stays; a row with none of the four stays unknown (null)."""
+    from slacheck.trace.records import set_status
+
+    # a status the mapping names itself stays; a value that is none (LangSmith's `pending`)
+    # is no status
+    given = _given(spans)
+    flagged = spans.status.isin(["ok", "error"]).fill_null(False)
+    decided = (flagged | spans.error_type.notnull() | spans.http_status.notnull()) & ~given
+    message = ibis.ifelse(spans[_FAILED], spans[_MESSAGE], ibis.null("string"))
+    key = _status_key(spans[_FAILED], spans.error_type, spans.http_status, message)
+    keyed = spans.mutate(_slacheck_key=ibis.ifelse(decided, key, ibis.null("string")))
+    combos = (
+        keyed.filter(keyed._slacheck_key.notnull())
+        .select(
+            k=keyed._slacheck_key,
+            f=keyed[_FAILED],
+            e=keyed.error_type,
+            h=keyed.http_status,
+            m=ibis.ifelse(keyed[_FAILED], keyed[_MESSAGE], ibis.null("string")),
+        )
+        .distinct()
+        .to_pyarrow()
+        .to_pylist()
+    )
+    keys, statuses, classes = [], [], []
+    for row in combos:
+        fields: dict[str, Any] = {"error_type": row["e"], "http_status": row["h"]}
+        set_status(fields, failed=bool(row["f"]), message=row["m"])
+        keys.append(row["k"])
+        statuses.append(fields["status"])
+        classes.append(fields["error_type"])
+    rule = ibis.memtable(
+        pa.table(
+            {
+                "_slacheck_key": pa.array(keys, pa.string()),
+                "_slacheck_status": pa.array(statuses, pa.string()),
+                "_slacheck_class": pa.array(classes, pa.string()),
+            }
+        )
+    )
+    j = keyed.left_join(rule, keyed._slacheck_key == rule._slacheck_key)
+    decided_here = j._slacheck_key.notnull()
+    replaced = {
+        "status": ibis.cases(
+            (decided_here, j._slacheck_status),
+            (_given(j), j.status),
+            else_=ibis.null("string"),
+        ),
+        "error_type": ibis.ifelse(decided_here, j._slacheck_class, j.error_type),
+    }
+    return j.select(*[replaced.get(c.name, j[c.name]).name(c.name) for c in COLUMNS])
+
+
+def _given(t: ir.Table) -> ir.BooleanValue:
+    return t.status.isin(sorted(_STATUS_VALUES - {"ok", "error"})).fill_null(False)
+
+
+def _status_key(
+    failed: ir.BooleanValue,
+    error_type: ir.StringValue,
+    http: ir.IntegerValue,
+    message: ir.StringValue,
+) -> ir.StringValue:
+    """One text per combination the classification reads (nulls spelled apart from values)."""
+    sep = "\x1f"
+    return (
+        ibis.ifelse(failed, "1", "0")
+        + sep
+        + ibis.ifelse(error_type.isnull(), "N", "=" + error_type.fill_null(""))
+        + sep
+        + http.cast("string").fill_null("")
+        + sep
+        + ibis.ifelse(message.isnull(), "N", "=" + message.fill_null(""))
+    )
+
+
+class _Reader:
+    """Canonical values from one source table's columns, collecting each row's defects."""
+
+    def __init__(self, src: ir.Table, timestamp_format: str) -> None:
+        self.src = src
+        self.timestamp_format = timestamp_format
+        self.defects: list[ir.StringValue] = []
+        backend = src._find_backend()
+        self.engine = getattr(backend, "name", "duckdb")
+
+    def _flag(self, bad: ir.BooleanValue, reason: str) -> None:
+        self.defects.append(ibis.ifelse(bad, ibis.literal(reason), None))
+
+    def raw(self, spec: ColumnSpec) -> ir.Value:
+        """The source value: the column, or the text at the JSON path inside it; empty text
+        is no value (CSV writes a missing value as an empty field)."""
+        assert spec.column is not None
+        col = self.src[spec.column]
+        path = spec.path()
+        if path:
+            col = self._json_text(col, path)
+        if col.type().is_string():
+            col = ibis.ifelse(col.strip() == "", ibis.null("string"), col)
+        if spec.normalise == "host":
+            col = host_expr(col.cast("string"))
+        return col
+
+    def _json_text(self, col: ir.Value, path: list[str]) -> ir.StringValue:
+        """The value at ``path`` in a JSON column (text, a JSON type or a nested record), as
+        text; null where the path is absent or the text is not JSON."""
+        text = col if col.type().is_string() else col.cast("json").cast("string")
+        if self.engine == "pyspark":
+            spark_path = "$" + "".join(f"['{key}']" for key in path)
+            return _get_json_object(text, spark_path)
+        duck_path = "$" + "".join("." + '"' + key.replace('"', '\\"') + '"' for key in path)
+        return ibis.ifelse(_json_valid(text), _json_extract_string(text, duck_path), None)
+
+    def timestamp(self, spec: ColumnSpec, name: str) -> ir.IntegerValue:
+        if spec.first_of:
+            return ibis.coalesce(*(self.timestamp(alt, name) for alt in spec.first_of))
+        if spec.value is not None or spec.column is None:
+            raise ValueError(f"columns.{name}: a timestamp comes from a column")
+        raw = self.raw(spec)
+        parsed = _timestamp_us(raw, self.timestamp_format)
+        self._flag(raw.notnull() & parsed.isnull(), f"{SetAside.UNPARSEABLE_TIMESTAMP}:{name}")
+        return parsed
+
+    def value(self, spec: ColumnSpec, name: str) -> ir.Value:
+        target = _ibis_type(name) if name in BY_NAME else ibis.dtype("string")
+        if spec.first_of:
+            return ibis.coalesce(*(self.value(alt, name) for alt in spec.first_of))
+        if spec.value is not None:
+            return ibis.literal(spec.value).cast(target)
+        if spec.between is not None:
+            first, second = (self.timestamp(ColumnSpec(column=c), name) for c in spec.between)
+            return (second.cast("float64") - first.cast("float64")) / 1000.0
+        raw = self.raw(spec)
+        if spec.values or spec.default is not None:
+            text = raw.cast("string")
+            mapped = text.substitute(spec.values, else_=spec.default if spec.default else text)
+            return self._typed(mapped, name, target)
+        if name.endswith("_ms") and spec.unit is not None:
+            number = raw.try_cast("float64")
+            self._flag(raw.notnull() & number.isnull(), f"{SetAside.UNPARSEABLE_NUMBER}:{name}")
+            return number * _UNITS[spec.unit]
+        return self._typed(raw, name, target)
+
+    def _typed(self, raw: ir.Value, name: str, target: Any) -> ir.Value:
+        if target.is_boolean():
+            if raw.type().is_boolean():
+                return raw
+            text = raw.cast("string").strip().lower()
+            return ibis.cases(
+                (text.isin(["true", "1", "yes"]), True),
+                (text.isin(["false", "0", "no"]), False),
+                else_=ibis.null("boolean"),
             )
-        )
-        return number
-    return raw.cast(target)
+        if target.is_numeric():
+            number = raw.try_cast(target)
+            if target.is_integer() and raw.type().is_string():
+                # a count written as 12.0 is 12 (JSON numbers read as text)
+                as_float = raw.try_cast("float64")
+                whole = as_float == as_float.floor()
+                number = ibis.coalesce(number, ibis.ifelse(whole, as_float.cast(target), None))
+            self._flag(raw.notnull() & number.isnull(), f"{SetAside.UNPARSEABLE_NUMBER}:{name}")
+            return number
+        return raw.cast(target)
+
+
+def _json_valid_sig(text: str) -> bool:  # type: ignore[empty-body]
+    """DuckDB's ``json_valid``."""
+
+
+def _json_extract_sig(text: str, path: str) -> str:  # type: ignore[empty-body]
+    """DuckDB's ``json_extract_string``."""
+
+
+def _get_json_object_sig(text: str, path: str) -> str:  # type: ignore[empty-body]
+    """Spark's ``get_json_object`` (null for text that is not JSON)."""
+
+
+_json_valid: Any = ibis.udf.scalar.builtin(_json_valid_sig, name="json_valid")
+_json_extract_string: Any = ibis.udf.scalar.builtin(_json_extract_sig, name="json_extract_string")
+_get_json_object: Any = ibis.udf.scalar.builtin(_get_json_object_sig, name="get_json_object")
 
 
 def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
@@ -289,7 +627,10 @@ def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
     if raw.type().is_timestamp():
         ts = raw
     elif fmt == "iso8601":
-        ts = raw.cast("string").try_cast("timestamp('UTC')")
+        # a timestamp written as a JSON string, in quotes (Langfuse's CSV export writes its
+        # dates through JSON.stringify), is read without them
+        text = raw.cast("string").strip().re_replace(r'^"(.*)"$', r"\1")
+        ts = text.try_cast("timestamp('UTC')")
     else:
         ts = raw.cast("string").as_timestamp(fmt)
     # epoch seconds plus the sub-second microseconds; DuckDB's microsecond() counts within
@@ -304,7 +645,15 @@ def _ibis_type(name: str) -> Any:
 
 
 #: Exports whose columns slacheck knows: name → mapping file shipped in slacheck/trace/mappings.
-BUILTIN_MAPPINGS = {"langfuse-csv": "langfuse_csv.yaml", "langsmith-csv": "langsmith_csv.yaml"}
+#: Tried in order; the first whose columns the file has all of is used (the full export layouts
+#: before the smaller hand-picked ones).
+BUILTIN_MAPPINGS = {
+    "langfuse-export": "langfuse_export.yaml",
+    "langsmith-runs": "langsmith_runs.yaml",
+    "litellm-spendlogs": "litellm_spendlogs.yaml",
+    "langfuse-csv": "langfuse_csv.yaml",
+    "langsmith-csv": "langsmith_csv.yaml",
+}
 
 
 def builtin_mapping(backend: BaseBackend, path: Path) -> tuple[str, Mapping] | None:
@@ -318,7 +667,6 @@ def builtin_mapping(backend: BaseBackend, path: Path) -> tuple[str, Mapping] | N
     for name, file in BUILTIN_MAPPINGS.items():
         ref = resources.files("slacheck.trace").joinpath(f"mappings/{file}")
         mapping = Mapping.model_validate(YAML(typ="safe").load(ref.read_text(encoding="utf-8")))
-        wanted = {spec.column for f in mapping.columns if (spec := mapping.spec(f)) is not None}
-        if wanted <= columns:
+        if mapping.source_columns() <= columns:
             return name, mapping
     return None

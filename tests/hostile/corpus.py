@@ -128,8 +128,11 @@ FAST = frozenset(
 
 def build(d: Path) -> list[Case]:
     """Write every hostile input into ``d``; the cases that read them."""
-    cases: list[Case] = build_all(d)
-    return [c if c.name in FAST or c.slow else _slow(c) for c in cases]
+    from tests.hostile import parse26
+
+    cases: list[Case] = build_all(d) + parse26.build(d)
+    fast = FAST | parse26.FAST_26
+    return [c if c.name in fast or c.slow else _slow(c) for c in cases]
 
 
 def _slow(case: Case) -> Case:
