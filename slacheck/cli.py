@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import functools
 import os
 import re
@@ -25,7 +26,13 @@ from slacheck.console import plain, safe, say
 from slacheck.errors import InputError, Problem, SlacheckError, UsageError
 from slacheck.inputs import current_input
 from slacheck.messages import NC_, NPC_, Message, MessageCode
-from slacheck.outputs import check_target, write_output
+from slacheck.outputs import (
+    check_target,
+    guarded_stdout,
+    raise_if_signalled,
+    write_folder,
+    write_output,
+)
 from slacheck.progress import Stage, Step, reporting
 from slacheck.render import jsonout
 
@@ -302,14 +309,17 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) 
     """The command, with bad input, usage and bugs turned into a message and an exit code."""
     lang = _lang_of(kwargs)
     try:
-        return fn(*args, **kwargs)
+        with guarded_stdout():
+            return fn(*args, **kwargs)
     except InputError as exc:
+        raise_if_signalled()  # an engine's "query interrupted", taken for the input's fault
         for problem in exc.problems:
             _error_line(str(problem), lang)
         if exc.more:
             _error_line(say(CliSays.AND_MORE(n=exc.more), lang), lang)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except (UsageError, SlacheckError) as exc:
+        raise_if_signalled()
         said = getattr(exc, "message", None)  # worded in the command's language where it can be
         _fail(say(said, lang) if isinstance(said, Message) else str(exc), lang)
     except typer.Exit:
@@ -324,9 +334,38 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) 
             _internal_error(fn.__name__, exc, kwargs)
         _fail(say(part.message, lang), lang)
     except Exception as exc:  # a bug: one line, exit 3, never 1 (which means "breached")
+        raise_if_signalled()
+        said = _environment_problem(exc)
+        if said is not None:  # a disk full, a file gone: the user's to fix, not a bug
+            _fail(said, lang)
         if os.environ.get("SLACHECK_DEBUG"):
             raise
         _internal_error(fn.__name__, exc, kwargs)
+
+
+#: what the file system says that is the user's to fix: no space, a size or quota limit, a
+#: device error, a read-only disk, a file gone or not accessible
+_ENVIRONMENT_ERRNOS = frozenset(
+    getattr(errno, name)
+    for name in (
+        "ENOSPC", "EDQUOT", "EFBIG", "EIO", "EROFS", "ENXIO", "ENODEV", "ESTALE", "ENOENT",
+        "EACCES", "EPERM",
+    )
+    if hasattr(errno, name)
+)  # fmt: skip
+
+
+def _environment_problem(exc: Exception) -> str | None:
+    """The message for an error that is the file system's, not slacheck's: an ``OSError`` the
+    writers did not already say (a read, a scratch file), or an engine's I/O error (a trace
+    file deleted while the engine still reads it, its scratch disk full). None otherwise."""
+    from slacheck.engine import file_system_problem
+
+    if isinstance(exc, OSError) and exc.errno in _ENVIRONMENT_ERRNOS:
+        where = exc.filename or current_input()
+        cause = exc.strerror or str(exc)
+        return f"{where}: {cause}" if where else f"a file could not be read or written: {cause}"
+    return file_system_problem(exc)
 
 
 def _command_name(fn: Callable[..., Any]) -> str:
@@ -659,8 +698,9 @@ def traces_convert(
     verbose: VerboseOpt = False,
 ) -> None:
     """Write the traces as canonical Parquet, one folder per UTC day, for repeated runs."""
-    from slacheck.trace.convert import convert
+    from slacheck.trace.convert import check_new_folder, convert
 
+    check_new_folder(output)  # before the traces are read, not after
     traces = _ingest(paths, trace_format, mapping, engine, spark_master, verbose)
     with _working(say(CliSays.WRITING_PARQUET)):
         done = convert(traces, output)
@@ -1141,8 +1181,7 @@ def claim(
         "letter.en.md": render_letter(pack, "en"),
         "letter.zh.md": render_letter(pack, "zh"),
     }
-    for name, path in files.items():
-        write_output(path, data[name], inputs, make_parents=True)
+    write_folder(output, data, inputs)  # the whole pack, or the folder as it was
     out.print(say(pack.message), highlight=False)
     wrote = CliSays.WROTE_CLAIM(
         folder=str(output),
@@ -1241,8 +1280,15 @@ def doctor(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point. SIGTERM ends a command as SIGINT does (its temporary outputs
+    removed, what was there before intact), with exit 128 + 15."""
+    from slacheck.outputs import Terminated, handle_signals
+
     if sys.argv[1:] == ["--version"]:  # whatever typer and click make of the flag
         out.print(f"slacheck {__version__}", highlight=False)
         sys.exit(EXIT_OK)
-    app()
+    handle_signals()
+    try:
+        app()
+    except Terminated as exc:
+        raise SystemExit(exc.exit_code) from None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -48,6 +49,9 @@ _SPARK_DEFAULTS: dict[str, str] = {
     "spark.sql.ansi.enabled": "false",
     "spark.sql.shuffle.partitions": "4",
     "spark.driver.memory": "2g",
+    # tables made from Python data (a file the Python reader parsed, metrics) go to the JVM as
+    # Arrow, so no executor needs a Python worker (of the driver's version: a cluster's may not)
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
 }
 
 
@@ -313,7 +317,8 @@ def spark_session(master: str, conf: tuple[tuple[str, str], ...], verbose: bool)
     settings = dict(_SPARK_DEFAULTS)
     if master.startswith("sc://"):
         builder = builder.remote(master)
-        settings.pop("spark.driver.memory")  # the server's own
+        for static in ("spark.driver.memory", "spark.ui.enabled"):  # the server's own
+            settings.pop(static)
     else:
         builder = builder.master(master)
         # tables slacheck materialises are scratch: keep them out of the working directory
@@ -359,6 +364,32 @@ def connect(engine: Engine | str = Engine.DUCKDB, database: str | None = None) -
     """A backend for ``engine`` in a session of its own, configured from the environment
     (for callers that need no more than a backend; the session ends with the process)."""
     return EngineSession(EngineConfig.from_env(engine, database=database)).backend
+
+
+#: DuckDB's words for a file that is not there (any more): deleted or moved while it was read
+_GONE = re.compile(
+    r'No files found that match the pattern "(?P<a>[^"]+)"|'
+    r'Cannot open file "(?P<b>[^"]+)": No such file or directory'
+)
+
+
+def file_system_problem(exc: BaseException) -> str | None:
+    """What an engine's error says about the file system, in the words of an error message
+    naming the path (a trace file deleted or moved while the engine still read it, a disk
+    full, a file too large), or None when the error is not the file system's. DuckDB reads
+    files lazily, so an input can vanish long after ingestion opened it."""
+    kind = type(exc)
+    if kind.__name__ != "IOException" or kind.__module__.lstrip("_") != "duckdb":
+        return None
+    text = (str(exc).splitlines() or [""])[0].removeprefix("IO Error: ").strip()
+    gone = _GONE.search(text)
+    if gone is not None:
+        path = gone.group("a") or gone.group("b")
+        return (
+            f"{path}: no such file any more: it was deleted or moved while slacheck was "
+            "reading it (run the command again on files that stay in place)"
+        )
+    return f"the DuckDB engine could not read or write a file: {text}"
 
 
 def engine_of(backend: BaseBackend) -> Engine:

@@ -3,8 +3,7 @@ runs: a later run scans the Parquet in place instead of parsing the sources agai
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import ibis.expr.types as ir
 
 from slacheck.engine import Engine
 from slacheck.errors import UsageError
+from slacheck.outputs import atomic_folder
 from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import COLUMN_NAMES, PLAUSIBLE_US
 
@@ -30,31 +30,53 @@ class Converted:
 def convert(traces: Traces, folder: Path) -> Converted:
     """Write every row read (used and set aside) under ``folder/day=YYYY-MM-DD/``; rows set
     aside go to ``day=set-aside``. ``folder`` must not exist or be empty; it appears whole or
-    not at all (written beside it, then renamed)."""
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise UsageError(f"{folder} exists and is not an empty folder; give a new folder")
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    not at all (written beside it, then renamed: ``outputs.atomic_folder``). A write the file
+    system refuses (a full disk, a file-size limit) is a ``UsageError`` naming the folder."""
+    check_new_folder(folder)
     rows = _rows_to_write(traces)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    try:
-        out = staging / "out"
-        if traces.engine is Engine.SPARK:
-            session = traces.backend._session
-            df = session.sql(traces.backend.compile(rows))
-            df.write.partitionBy("day").parquet(str(out))
-        else:
-            sql = traces.backend.compile(rows)
-            target = str(out).replace("'", "''")
-            traces.backend.raw_sql(
-                f"COPY ({sql}) TO '{target}' (FORMAT parquet, PARTITION_BY (day))"
-            )
-        if folder.exists():
-            folder.rmdir()
-        out.rename(folder)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with atomic_folder(folder) as out:
+        try:
+            _write(traces, rows, out)
+        except Exception as exc:
+            said = _write_refused(exc)
+            if said is None:
+                raise
+            raise UsageError(f"cannot write {folder}: {said}") from None
     files = sorted(folder.rglob("*.parquet"))
     return Converted(folder=folder, rows=traces.quality.rows_read, files=len(files))
+
+
+def check_new_folder(folder: Path) -> None:
+    """Refuse ``folder`` as the output of ``convert`` unless it is new or an empty folder."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise UsageError(f"{folder} exists and is not an empty folder; give a new folder")
+
+
+def _write(traces: Traces, rows: ir.Table, out: Path) -> None:
+    if traces.engine is Engine.SPARK:
+        session = traces.backend._session
+        df = session.sql(traces.backend.compile(rows))
+        df.write.partitionBy("day").parquet(str(out))
+    else:
+        sql = traces.backend.compile(rows)
+        target = str(out).replace("'", "''")
+        traces.backend.raw_sql(f"COPY ({sql}) TO '{target}' (FORMAT parquet, PARTITION_BY (day))")
+
+
+#: what a refused write says, in DuckDB's and Java's words
+_REFUSED = re.compile(
+    r"No space left on device|File too large|Disk quota exceeded|Read-only file system|"
+    r"Input/output error|Permission denied"
+)
+
+
+def _write_refused(exc: BaseException) -> str | None:
+    """The file system's reason, when ``exc`` is a write it refused (DuckDB's IOException,
+    Spark's java.io.IOException, an OSError); None for any other error."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    found = _REFUSED.search(str(exc))
+    return found.group(0) if found else None
 
 
 def _rows_to_write(traces: Traces) -> ir.Table:

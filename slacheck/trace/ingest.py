@@ -19,6 +19,7 @@ from ibis.backends import BaseBackend
 from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem
+from slacheck.outputs import raise_if_signalled
 from slacheck.progress import Stage, Step, report
 from slacheck.trace.remote import is_url, read_urls
 from slacheck.trace.schema import (
@@ -368,6 +369,7 @@ def _engine_reads_otlp(
     try:
         return [read_otlp_lines(session, paths)], {}
     except Exception as exc:  # the engines raise their own types
+        raise_if_signalled()  # an interrupted query is no reason to parse in Python
         if len(paths) == 1:
             return [], {paths[0]: _engine_error(exc)}
     reads: list[EngineRead] = []
@@ -376,6 +378,7 @@ def _engine_reads_otlp(
         try:
             reads.append(read_otlp_lines(session, [path]))
         except Exception as exc:
+            raise_if_signalled()
             failed[path] = _engine_error(exc)
     return reads, failed
 

@@ -324,13 +324,15 @@ def _spark_lines(session: EngineSession, names: list[str]) -> ir.Table:
 
     con = session.backend
     spark = con._session
-    # a local file is named as it was given; a URL's files by the paths Spark lists
+    # a local file is named as it was given; a URL's files by the paths Spark lists. A literal
+    # map, not a DataFrame of Python rows: that needs a Python worker on every executor, of the
+    # driver's Python version, which a cluster's executors may not have
     uris = {Path(n).resolve().as_uri(): n for n in names if not is_url(n)}
-    mapping = spark.createDataFrame(
-        [(u, n) for u, n in uris.items()]
-        + [(u.replace("file:///", "file:/", 1), n) for u, n in uris.items()],
-        "uri string, mapped string",
-    )
+    pairs = [*uris.items(), *((u.replace("file:///", "file:/", 1), n) for u, n in uris.items())]
+    named = F.col("uri")
+    if pairs:
+        lookup = F.create_map(*[F.lit(x) for pair in pairs for x in pair])
+        named = F.coalesce(lookup[F.col("uri")], F.col("uri"))
     read = [n if is_url(n) else str(Path(n).resolve()) for n in names]
     # lines end at \n only, as ``numbers`` says (Hadoop's reader also ends one at a bare CR)
     raw = spark.read.text(read, lineSep="\n").select(
@@ -353,8 +355,8 @@ def _spark_lines(session: EngineSession, names: list[str]) -> ir.Table:
         & (F.trim(head).startswith("[") | F.col("text").rlike(r"^\s*\{\s*\}\s*$"))
         & doc.isNotNull()
     )
-    df = numbered.join(F.broadcast(mapping), "uri", "left").select(
-        F.coalesce(F.col("mapped"), F.col("uri")).alias("source_file"),
+    df = numbered.select(
+        named.alias("source_file"),
         (F.col("offset") + F.col("id") - F.col("first") + 1).cast("bigint").alias("line"),
         F.coalesce(ok, F.lit(False)).alias("ok"),
         doc.alias("doc"),
