@@ -403,7 +403,8 @@ FormatOpt = Annotated[
     str | None,
     typer.Option(
         "--trace-format",
-        help="Override detection: otlp, langfuse, langsmith, table (needs --mapping), canonical.",
+        help="Override detection: otlp, langfuse, langsmith, openai_agents, "
+        "table (needs --mapping), canonical.",
     ),
 ]
 MappingOpt = Annotated[

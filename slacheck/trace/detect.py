@@ -12,12 +12,13 @@ from typing import Literal
 from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.trace.records import JSON_LINES_SUFFIXES, problem, unreadable
 
-Format = Literal["otlp", "langfuse", "langsmith", "table"]
+Format = Literal["otlp", "langfuse", "langsmith", "openai_agents", "table"]
 
 #: what slacheck reads; said once per problem, as its ``fix``
 EXPECTED = (
     "expected OTLP JSON with resourceSpans, Langfuse {trace, observations} or observation list, "
-    "LangSmith {post, patch} or run list; or CSV/Parquet/JSONL with a mapping file"
+    "LangSmith {post, patch} or run list, an OpenAI Agents trace export {data: [trace, "
+    "trace.span]}; or CSV/Parquet/JSONL with a mapping file"
 )
 
 _PARQUET_MAGIC = b"PAR1"
@@ -124,6 +125,9 @@ def _record_format(keys: Collection[str]) -> Format | None:
         return "langfuse"
     if "run_type" in keys or "dotted_order" in keys:
         return "langsmith"
+    # the OpenAI Agents SDK's exported items: trace.span objects, and trace objects
+    if "span_data" in keys or ("object" in keys and "workflow_name" in keys):
+        return "openai_agents"
     return None
 
 
@@ -145,7 +149,11 @@ class _Shape:
             return "langfuse"
         if "post" in self.keys or "patch" in self.keys:
             return "langsmith"
-        for key, expect in (("data", "langfuse"), ("runs", "langsmith")):
+        for key, expect in (
+            ("data", "langfuse"),
+            ("data", "openai_agents"),
+            ("runs", "langsmith"),
+        ):
             if key in self.keys and _record_format(self.first_items.get(key, set())) == expect:
                 return expect
         return None

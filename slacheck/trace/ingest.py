@@ -38,7 +38,7 @@ from slacheck.trace.tabular import (
 if TYPE_CHECKING:
     from slacheck.trace.otlp_engine import EngineRead
 
-FORMATS = ("otlp", "langfuse", "langsmith", "table", "canonical")
+FORMATS = ("otlp", "langfuse", "langsmith", "openai_agents", "table", "canonical")
 _EXAMPLES = 3
 
 
@@ -123,9 +123,15 @@ class Traces:
 def _json_readers() -> dict[str, Callable[[Path], pa.Table]]:
     from slacheck.trace.langfuse import read_langfuse
     from slacheck.trace.langsmith import read_langsmith
+    from slacheck.trace.openai_agents import read_openai_agents
     from slacheck.trace.otlp import read_otlp
 
-    return {"otlp": read_otlp, "langfuse": read_langfuse, "langsmith": read_langsmith}
+    return {
+        "otlp": read_otlp,
+        "langfuse": read_langfuse,
+        "langsmith": read_langsmith,
+        "openai_agents": read_openai_agents,
+    }
 
 
 def detect(path: Path) -> str:

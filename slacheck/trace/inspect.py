@@ -9,7 +9,7 @@ from typing import Any
 from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.trace.schema import COLUMNS
 
-_SKIP = {"source_file", "source_ref", "defect"}
+_SKIP = {"source_file", "source_ref", "defect", "evidence"}
 
 
 @dataclass(frozen=True, slots=True)
