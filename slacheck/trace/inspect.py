@@ -6,6 +6,9 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+import ibis
+import ibis.expr.datatypes as idt
+
 from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.trace.schema import COLUMNS
 
@@ -23,6 +26,42 @@ class Coverage:
         return self.non_null / self.applicable if self.applicable else None
 
 
+#: the facts ``traces inspect`` traces to their sources: kind over every span, the rest over
+#: the model-call spans
+FACTS: tuple[str, ...] = (
+    "kind",
+    "provider",
+    "endpoint",
+    "request_model",
+    "response_model",
+    "ttft_ms",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "start_us",
+    "end_us",
+)
+#: the source of a value no convention supplied: a table's column (a mapping, canonical Parquet)
+FROM_COLUMN = "column"
+#: the source of a timestamp the span itself carries
+FROM_SPAN = "span"
+#: a span no kind row claimed (other, or the task at a root), or a table's kind column
+UNCLAIMED = "unclaimed"
+
+
+@dataclass(frozen=True, slots=True)
+class FactSources:
+    """Which source supplied one fact, on how many spans, and how many lack it."""
+
+    field: str
+    spans: int
+    missing: int
+    sources: tuple[tuple[str, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"spans": self.spans, "missing": self.missing, "sources": dict(self.sources)}
+
+
 @dataclass(frozen=True, slots=True)
 class TraceSummary:
     spans: int
@@ -33,6 +72,7 @@ class TraceSummary:
     coverage: tuple[Coverage, ...]
     quality: Quality
     sources: tuple[SourceFile, ...]
+    facts: tuple[FactSources, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         def iso(us: int | None) -> str | None:
@@ -50,6 +90,7 @@ class TraceSummary:
                 c.field: {"non_null": c.non_null, "applicable": c.applicable} for c in self.coverage
             },
             "set_aside": dict(sorted(self.quality.set_aside.items())),
+            "facts": {f.field: f.to_dict() for f in self.facts},
             "quality": self.quality.to_dict(),
             "sources": [
                 {
@@ -95,6 +136,7 @@ def summarize(traces: Traces) -> TraceSummary:
         if c.name not in _SKIP
     )
     return TraceSummary(
+        facts=fact_sources(t),
         spans=int(row["spans"]),
         tasks=int(row["tasks"]),
         kinds={str(k): int(n) for k, n in zip(kinds_df["kind"], kinds_df["n"], strict=True)},
@@ -104,3 +146,30 @@ def summarize(traces: Traces) -> TraceSummary:
         quality=traces.quality,
         sources=traces.sources,
     )
+
+
+def fact_sources(t: Any) -> tuple[FactSources, ...]:
+    """Per fact: the spans it applies to (every span for ``kind``, model calls for the rest),
+    how many lack it, and how many took it from each source (the ``evidence`` column; a value
+    without evidence came from a table's column, a timestamp from the span itself)."""
+    out: list[FactSources] = []
+    calls = t.filter(t.kind == "llm")
+    for name in FACTS:
+        of = t if name == "kind" else calls
+        named = of.evidence.re_extract(rf"(?:^|;){name}=([^;]*)", 1)
+        fallback = {"start_us": FROM_SPAN, "end_us": FROM_SPAN, "kind": UNCLAIMED}.get(
+            name, FROM_COLUMN
+        )
+        source = ibis.cases(
+            (of[name].isnull(), ibis.null(idt.string)),
+            (named.notnull() & (named != ""), named),
+            else_=ibis.literal(fallback),
+        )
+        counts = of.select(s=source).group_by("s").aggregate(n=ibis._.count()).to_pyarrow()
+        found = {
+            s: int(n) for s, n in zip(counts["s"].to_pylist(), counts["n"].to_pylist(), strict=True)
+        }
+        missing = found.pop(None, 0)
+        ranked = tuple(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+        out.append(FactSources(name, missing + sum(found.values()), missing, ranked))
+    return tuple(out)
