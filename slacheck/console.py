@@ -135,6 +135,9 @@ class TerminalSays(MessageCode):
         "terminal.traces.source.unclaimed", "no kind row (other, or a task at a root)"
     )
     SOURCE_DERIVED = NC_("terminal.traces.source.derived", "derived from the endpoint host")
+    SOURCE_FIRST_TOKEN = NC_(
+        "terminal.traces.source.first_token", "its first token, recorded after the span's end"
+    )
     SOURCE_STREAM_LOG = NC_(
         "terminal.traces.source.stream_log", "the log written when its stream ended"
     )
@@ -307,6 +310,7 @@ def summary_tables(summary: TraceSummary, lang: str = "en") -> list[Table]:
         "unclaimed": t.SOURCE_UNCLAIMED,
         "derived:endpoint": t.SOURCE_DERIVED,
         "stream_log": t.SOURCE_STREAM_LOG,
+        "first_token": t.SOURCE_FIRST_TOKEN,
     }
     for f in summary.facts:
         named = [f"{say(words[s], lang) if s in words else s} {n:,}" for s, n in f.sources]

@@ -257,3 +257,42 @@ def test_inspect_names_each_facts_source_and_what_lacks_it() -> None:
     assert dict(facts["end_us"].sources)["stream_log"] == 1
     assert facts["ttft_ms"].missing == len(calls)
     assert summary.to_dict()["facts"]["provider"]["missing"] == 0
+
+
+def test_a_first_token_after_the_spans_end_extends_it() -> None:
+    path = EVIDENCE / "openinference.json"
+    rows = _rows(path)
+    for span in _raw_spans(path):
+        first = min(int(e["timeUnixNano"]) for e in span["events"])
+        end = max(int(span["endTimeUnixNano"]), first)
+        row = rows[span["spanId"]]
+        assert row["end_us"] == end // 1000
+        assert row["duration_ms"] == (end - int(span["startTimeUnixNano"])) / 1e6
+        assert ("end_us=first_token" in row["evidence"]) == (first > int(span["endTimeUnixNano"]))
+
+
+def test_exporter_batches_as_json_lines(tmp_path: Path) -> None:
+    from slacheck.trace.langsmith import read_langsmith
+
+    agents = tmp_path / "agents.jsonl"
+    items = json.loads((EVIDENCE / "openai_agents.json").read_text())["data"]
+    agents.write_text(
+        json.dumps({"data": items[:2]}) + "\n" + json.dumps({"data": items[2:]}) + "\n"
+    )
+    assert detect(agents) == "openai_agents"
+    keep = ["span_id", "kind", "start_us", "end_us", "input_tokens", "status"]
+    one = read_openai_agents(EVIDENCE / "openai_agents.json").select(keep)
+    assert read_openai_agents(agents).select(keep).equals(one)
+    # LangSmith's /runs/batch bodies, a run's post and its patch in different lines
+    doc = Path(__file__).parent / "data" / "real" / "langsmith" / "langsmith_py_wrap_openai_.json"
+    payload = json.loads(doc.read_text())
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(
+        json.dumps({"post": payload.get("post", [])})
+        + "\n"
+        + json.dumps({"patch": payload.get("patch", [])})
+        + "\n"
+    )
+    assert detect(runs) == "langsmith"
+    keep = ["span_id", "kind", "start_us", "end_us", "input_tokens", "ttft_ms"]
+    assert read_langsmith(runs).select(keep).equals(read_langsmith(doc).select(keep))

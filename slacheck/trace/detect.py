@@ -52,7 +52,7 @@ def detect_format(path: Path) -> Format:
     if lines is not None:
         if "resourceMetrics" in lines:
             raise _metrics(path)
-        return _record_format(lines.keys()) or "table"
+        return _record_format(lines.keys()) or _batch_format(lines) or "table"
     found = _scan(path)
     if found is None:
         if '"resourceMetrics"' in text:
@@ -114,6 +114,18 @@ def _json_lines_head(path: Path) -> Mapping[str, object] | None:
         return None
     if rest or path.suffix.lower() in JSON_LINES_SUFFIXES:
         return record
+    return None
+
+
+def _batch_format(record: Mapping[str, object]) -> Format | None:
+    """A JSON-lines record that is a whole exporter batch: LangSmith's ``{post, patch}``, the
+    OpenAI Agents SDK's ``{data: [...]}``."""
+    if "post" in record or "patch" in record:
+        return "langsmith"
+    data = record.get("data")
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        found = _record_format(data[0].keys())
+        return found if found == "openai_agents" else None
     return None
 
 

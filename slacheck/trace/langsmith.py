@@ -40,7 +40,22 @@ def read_langsmith(path: Path) -> pa.Table:
     problems: list[Problem] = []
     items: list[tuple[str, object]]
     if loaded.line_numbers is not None:
-        items = [(f"line {n}", v) for n, v in zip(loaded.line_numbers, value, strict=True)]
+        # one run a line, or one batch body {post, patch} a line (the SDKs' /runs/batch)
+        # (a run's post and its patch often sit in different batches: merged over the file)
+        items = []
+        batches: dict[str, list[Any]] = {"post": [], "patch": []}
+        for n, v in zip(loaded.line_numbers, value, strict=True):
+            if isinstance(v, dict) and ("post" in v or "patch" in v):
+                for key in ("post", "patch"):
+                    runs = v.get(key) or []
+                    if isinstance(runs, list):
+                        batches[key] += runs
+                    else:
+                        problems.append(problem(path, "expected a list of runs", line=n, field=key))
+            else:
+                items.append((f"line {n}", v))
+        if batches["post"] or batches["patch"]:
+            items += _merged(path, batches, problems)
     elif isinstance(value, dict) and ("post" in value or "patch" in value):
         items = _merged(path, value, problems)
     elif isinstance(value, dict) and isinstance(value.get("runs"), list):

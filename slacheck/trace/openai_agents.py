@@ -43,7 +43,13 @@ def read_openai_agents(path: Path) -> pa.Table:
     value = loaded.value
     items: list[tuple[str, object]]
     if loaded.line_numbers is not None:
-        items = [(f"line {n}", v) for n, v in zip(loaded.line_numbers, value, strict=True)]
+        # one item a line, or one exporter batch {data: [...]} a line
+        items = []
+        for n, v in zip(loaded.line_numbers, value, strict=True):
+            if isinstance(v, dict) and isinstance(v.get("data"), list):
+                items += [(f"line {n}: data[{i}]", x) for i, x in enumerate(v["data"])]
+            else:
+                items.append((f"line {n}", v))
     elif isinstance(value, dict) and isinstance(value.get("data"), list):
         items = [(f"data[{i}]", v) for i, v in enumerate(value["data"])]
     elif isinstance(value, list):

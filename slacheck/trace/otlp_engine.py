@@ -34,7 +34,7 @@ import ibis.expr.types as ir
 from slacheck.engine import Engine, EngineSession
 from slacheck.trace.conventions import DERIVED_PROVIDER, FieldRule, KindRule, table
 from slacheck.trace.normalise import host_expr
-from slacheck.trace.records import STREAM_LOG_END, USAGE_SPELLINGS
+from slacheck.trace.records import FIRST_TOKEN_END, STREAM_LOG_END, USAGE_SPELLINGS
 from slacheck.trace.schema import BY_NAME, COLUMNS, Kind, SetAside, Status
 
 # -- the raw shape, one description for both engines -------------------------------------------
@@ -780,6 +780,10 @@ def canonical(
         _defect(end_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:end_us"),
         _defect(ft_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:ttft_ms"),
     ]
+    # a span that ended before its first token arrived lasted at least until that token
+    late = (ft_us > end).fill_null(False)
+    end = ibis.ifelse(late, ft_us, end)
+    end_source = ibis.ifelse(late, ibis.literal(FIRST_TOKEN_END), ibis.null(dt.string))
     from_first = (ft_us.cast("float64") - start.cast("float64")) / 1000.0
     out["ttft_ms"] = ibis.coalesce(from_first, out.get("ttft_ms", ibis.null(dt.float64)))
 
@@ -813,6 +817,7 @@ def canonical(
         _stream_log=stream_log,
         _request_model=out.get("request_model", ibis.null(dt.string)),
         _evidence_tail=tail,
+        _end_source=end_source,
     )
 
 
@@ -863,7 +868,7 @@ def _complete_streams(t: ir.Table) -> ir.Table:
     j = t.left_join(ends, [t.source_file == ends._cf, t.source_ref == ends._cid])
     done = j._new_end.notnull()
     end = ibis.coalesce(j._new_end, j.end_us)
-    mark = ibis.ifelse(done, ibis.literal("end_us=" + STREAM_LOG_END), ibis.null(dt.string))
+    mark = ibis.ifelse(done, ibis.literal("end_us=" + STREAM_LOG_END), "end_us=" + j._end_source)
     joined = ibis.literal(";").join([j.evidence, mark, j._evidence_tail])
     evidence = ibis.ifelse(joined == "", ibis.null(dt.string), joined)
     return j.select(

@@ -433,6 +433,12 @@ class SpanRows:
             }
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise TraceInputError([problem(path, f"a value has the wrong type: {exc}")]) from None
+        # a span that ended before its first token arrived (a stream's span closed when the
+        # generator was handed back) lasted at least until that token
+        late = first_ok & end_ok & (first > end)
+        for i in np.flatnonzero(late).tolist():
+            end[i] = first[i]
+            self._evidence[i]["end_us"] = FIRST_TOKEN_END
         if any(self._stream_log):
             _complete_streams(self, start, start_ok, end, end_ok)
         both = start_ok & end_ok
@@ -459,6 +465,8 @@ class SpanRows:
 
 #: the ``evidence`` source of a call's end taken from the log written after its stream
 STREAM_LOG_END = "stream_log"
+#: the ``evidence`` source of a span's end moved to its first token, recorded after the end
+FIRST_TOKEN_END = "first_token"
 
 
 def _complete_streams(
