@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import ibis
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from slacheck.engine import Engine, EngineConfig, EngineSession
@@ -208,6 +208,7 @@ _URLISH = st.text(alphabet="aAbZ09.-:/@[]?#_ \t", max_size=24)
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(_URLISH, min_size=1, max_size=30))
+@example(["Host..", "[::1]:80", "http://u@B:1/x", "[]", "a:b:c", " unknown "])
 def test_host_normaliser_is_the_same_in_the_engine(values: list[str]) -> None:
     placeholders = table().placeholders
     t = ibis.memtable({"v": values}, schema={"v": "string"})
