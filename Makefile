@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	$(BIN)/pip install --quiet -e '.[dev,all]'
 	touch $(STAMP)
 
 # System packages: a JDK for PySpark, poppler for pdftotext/pdffonts, a CJK font for Chinese PDFs.

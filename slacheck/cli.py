@@ -20,7 +20,7 @@ from slacheck import __version__
 from slacheck.console import plain, safe, say
 from slacheck.errors import InputError, Problem, SlacheckError, UsageError
 from slacheck.inputs import current_input
-from slacheck.messages import NC_, NPC_, MessageCode
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.outputs import check_target, write_output
 from slacheck.render import jsonout
 
@@ -175,13 +175,28 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) 
             _error_line(say(CliSays.AND_MORE(n=exc.more), lang), lang)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except (UsageError, SlacheckError) as exc:
-        _fail(str(exc), lang)
+        said = getattr(exc, "message", None)  # worded in the command's language where it can be
+        _fail(say(said, lang) if isinstance(said, Message) else str(exc), lang)
     except typer.Exit:
         raise
+    except ModuleNotFoundError as exc:  # a light install: name the extra, or it is a bug
+        from slacheck.extras import missing_part
+
+        part = missing_part(_command_name(fn), exc)
+        if part is None:
+            if os.environ.get("SLACHECK_DEBUG"):
+                raise
+            _internal_error(fn.__name__, exc, kwargs)
+        _fail(say(part.message, lang), lang)
     except Exception as exc:  # a bug: one line, exit 3, never 1 (which means "breached")
         if os.environ.get("SLACHECK_DEBUG"):
             raise
         _internal_error(fn.__name__, exc, kwargs)
+
+
+def _command_name(fn: Callable[..., Any]) -> str:
+    """The command as typed: ``traces_inspect`` → ``slacheck traces inspect``."""
+    return "slacheck " + fn.__name__.replace("_", " ")
 
 
 def _internal_error(command: str, exc: BaseException, kwargs: dict[str, Any]) -> NoReturn:
@@ -680,6 +695,10 @@ def check(
     junit: Annotated[
         Path | None, typer.Option("--junit", help="Also write JUnit XML to this file.")
     ] = None,
+    json_file: Annotated[
+        Path | None,
+        typer.Option("--json", help="Also write the JSON result (as --format json) to this file."),
+    ] = None,
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
@@ -704,8 +723,9 @@ def check(
     from slacheck.render.junit import to_junit
     from slacheck.render.markdown import evaluation_markdown
 
-    if junit is not None:
-        check_target(junit, _inputs(contract, traces, mapping))
+    for also in (junit, json_file):
+        if also is not None:
+            check_target(also, _inputs(contract, traces, mapping))
     c = load_contract(contract)
     ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
@@ -713,6 +733,8 @@ def check(
         result = evaluate(c, loaded, period=period, metrics=ev)
     if junit is not None:
         write_output(junit, to_junit(result, lang.value), _inputs(contract, traces, mapping))
+    if json_file is not None:
+        write_output(json_file, jsonout.dumps(result.to_dict()), _inputs(contract, traces, mapping))
     if fmt is ReportFormat.json:
         sys.stdout.write(jsonout.dumps(result.to_dict()))
     elif fmt is ReportFormat.md:
@@ -977,6 +999,57 @@ def demo(
     out.print(Text("\n" + say(CliSays.HEADLINES), style="bold"))
     for line in headlines(result):
         out.print(Text(f"  • {say(line)}"), highlight=False)
+
+
+class DoctorColumn(MessageCode):
+    """The doctor table's column headers."""
+
+    WHAT = NC_("cli.doctor.what", "what")
+    STATUS = NC_("cli.doctor.status", "status")
+    FOUND = NC_("cli.doctor.found", "found")
+    FIX = NC_("cli.doctor.fix", "fix")
+    TITLE = NC_("cli.doctor.title", "slacheck {version} on Python {python}")
+
+
+@app.command()
+@handles_input_errors
+def doctor(
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="table or json.")] = (
+        OutputFormat.table
+    ),
+    lang: Annotated[Lang, typer.Option("--lang", help="Language of the table: en or zh.")] = (
+        Lang.en
+    ),
+) -> None:
+    """What this install can do: dependencies and their versions, extras, the PDF engine, a
+    font per document language, Java for Spark. Exit 0 when everything the default install
+    needs is there, 1 otherwise (each missing part with the command that installs it)."""
+    from rich.table import Table
+
+    from slacheck.doctor import Status, checks, exit_code, summary
+
+    with err.status(say(CliSays.PROGRESS(step="slacheck doctor"), lang.value)):
+        rows = checks()
+    code = exit_code(rows)
+    if fmt is OutputFormat.json:
+        data = {"ok": code == 0, "checks": [r.to_dict() for r in rows]}
+        sys.stdout.write(jsonout.dumps(data))
+        raise typer.Exit(code)
+    python = ".".join(map(str, sys.version_info[:3]))
+    table = Table(title=say(DoctorColumn.TITLE(version=__version__, python=python), lang.value))
+    for column in (DoctorColumn.WHAT, DoctorColumn.STATUS, DoctorColumn.FOUND, DoctorColumn.FIX):
+        table.add_column(say(column, lang.value))
+    styles = {Status.OK: "green", Status.MISSING: "red", Status.UNUSABLE: "red"}
+    for r in rows:
+        table.add_row(
+            plain(say(r.area, lang.value)),
+            plain(say(r.status_word, lang.value), styles.get(r.status, "yellow")),
+            plain(say(r.detail, lang.value)),
+            plain("" if r.fix is None else say(r.fix, lang.value)),
+        )
+    out.print(table)
+    out.print(plain(say(summary(rows), lang.value), "green" if code == 0 else "red"))
+    raise typer.Exit(code)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ import functools
 import os
 import shutil
 import tempfile
+import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -108,6 +109,53 @@ def parse_spark_conf(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+class _SharedScratch:
+    """One private folder (``slacheck-XXXXXXXX``, mode 0700) per scratch root for the open
+    sessions of this process, each session in a subfolder of it; removed when the last of them
+    closes. A command therefore leaves nothing in the temp folder when it ends, and a process
+    that dies before its sessions close (killed, ``os._exit``) leaves one empty folder, never
+    one per session. Removed at exit too, as a backstop."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str | None, str] = {}
+        self._users: dict[str | None, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, root: str | None) -> str:
+        """A new subfolder for one session under ``root`` (None: the system's temp folder)."""
+        with self._lock:
+            return self._take(root)
+
+    def _take(self, root: str | None) -> str:
+        folder = self._folders.get(root)
+        if folder is None or not os.path.isdir(folder):
+            folder = tempfile.mkdtemp(prefix="slacheck-", dir=root)
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            self._folders[root] = folder
+            self._users.setdefault(root, 0)
+        mine = os.path.join(folder, f"session-{uuid.uuid4().hex[:12]}")
+        os.mkdir(mine, 0o700)
+        self._users[root] += 1
+        return mine
+
+    def give_back(self, root: str | None, path: str) -> None:
+        """Remove one session's subfolder; the shared folder goes with the last one."""
+        shutil.rmtree(path, ignore_errors=True)
+        with self._lock:
+            self._release(root)
+
+    def _release(self, root: str | None) -> None:
+        if root not in self._users:
+            return
+        self._users[root] -= 1
+        if self._users[root] <= 0:
+            shutil.rmtree(self._folders.pop(root), ignore_errors=True)
+            del self._users[root]
+
+
+_SCRATCH = _SharedScratch()
+
+
 @dataclass
 class EngineSession:
     """One engine for one run: the backend (made on first use), and every table slacheck makes
@@ -140,10 +188,10 @@ class EngineSession:
         return self._backend
 
     def scratch(self) -> str:
-        """This session's scratch folder, removed by ``close`` (and at exit, as a backstop)."""
+        """This session's scratch folder (inside the process's shared ``slacheck-*`` folder),
+        removed by ``close`` (and at exit, as a backstop)."""
         if self._scratch is None:
-            self._scratch = tempfile.mkdtemp(prefix="slacheck-", dir=self.config.scratch_root)
-            atexit.register(shutil.rmtree, self._scratch, ignore_errors=True)
+            self._scratch = _SCRATCH.take(self.config.scratch_root)
         return self._scratch
 
     def materialise(self, t: ir.Table) -> ir.Table:
@@ -211,7 +259,7 @@ class EngineSession:
                 self._backend.disconnect()
             self._backend = None
         if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
+            _SCRATCH.give_back(self.config.scratch_root, self._scratch)
             self._scratch = None
 
     def __enter__(self) -> EngineSession:

@@ -3,6 +3,7 @@ contract and generated traffic, and the pre-commit hook's entry, all without a n
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -69,22 +70,42 @@ def _action(traffic: Path, out: Path, **extra: str) -> subprocess.CompletedProce
     )
 
 
+def _check_md(traffic: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`slacheck check --format md` as a user runs it, for comparing with the Action's summary."""
+    cmd = [sys.executable, "-m", "slacheck", "check", str(DEMO), str(traffic), "--period"]
+    return subprocess.run(
+        [*cmd, "2026-07", "--format", "md", *args],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
 def test_action_script_runs_the_check(traffic: Path, tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     done = _action(traffic, tmp_path / "out", GITHUB_STEP_SUMMARY=str(summary))
     assert done.returncode == 1, done.stderr  # the demo contract is breached
     out = tmp_path / "out"
     assert (out / "junit.xml").read_text(encoding="utf-8").startswith("<?xml")
+    result = json.loads((out / "check.json").read_text(encoding="utf-8"))
+    assert {t["verdict"] for t in result["terms"]} >= {"breached"}
     table = summary.read_text(encoding="utf-8")
     assert table == (out / "report.md").read_text(encoding="utf-8")
-    assert "| term | window | verdict | observed | good / total |" in table
-    assert "| L1-task-p95 | 2026-07 |" in table and "**breached**" in table
+    # the summary is the command's own Markdown, byte for byte: no second renderer
+    command = _check_md(traffic)
+    assert command.returncode == 1, command.stderr
+    assert table == command.stdout
+    assert "| L1-task-p95 | 2026-07" in table and "**breached**" in table
+    assert "no_data" not in table and ".00 calls" not in table
 
 
 def test_action_script_can_report_without_failing(traffic: Path, tmp_path: Path) -> None:
-    done = _action(traffic, tmp_path / "out", SLACHECK_FAIL_ON_BREACH="false")
+    done = _action(traffic, tmp_path / "out", SLACHECK_FAIL_ON_BREACH="false", SLACHECK_LANG="zh")
     assert done.returncode == 0, done.stderr
-    assert "| availability | 2026-07 |" in done.stdout  # no step summary: the table on stdout
+    # no step summary: the command's Markdown on stdout, in the language asked for
+    assert done.stdout == (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| availability | 2026-07" in done.stdout and "可用性" in done.stdout
 
 
 def test_action_script_passes_bad_input_through(traffic: Path, tmp_path: Path) -> None:

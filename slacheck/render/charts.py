@@ -3,7 +3,10 @@
 # Determinism: a fixed `svg.hashsalt` per chart (ids stay unique when several charts share one
 # page), no Date or Creator metadata, text as <text> elements (`svg.fonttype = none`) so the
 # HTML and the PDF use the document's own fonts, Chinese included. Figures are built through the
-# object API (no pyplot state), so charts can be drawn from any thread.
+# object API (no pyplot state), each on its own Agg canvas, so charts can be drawn from any
+# thread and matplotlib's global backend is never switched (a notebook that imports slacheck
+# keeps its own). matplotlib and numpy load when the first chart is drawn (the `charts` extra):
+# the data classes and colours here are all a draft needs.
 
 from __future__ import annotations
 
@@ -14,20 +17,18 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import numpy as np
-import numpy.typing as npt
 from markupsafe import Markup
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from slacheck.messages import NC_, MessageCode, Param, render
 from slacheck.render.format import Formatter
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
 
 __all__ = [
     "PART_COLOURS",
@@ -115,6 +116,8 @@ class PeakPoint:
 
 @contextmanager
 def _style(fmt: Formatter, salt: str) -> Iterator[None]:
+    import matplotlib
+
     rc = matplotlib.rc_context(
         {
             "svg.hashsalt": f"slacheck-{salt}",
@@ -179,7 +182,12 @@ def _say(fmt: Formatter, code: ChartWord, **params: Param) -> str:
 
 
 def _figure(width: float = 7.5, height: float = 2.6) -> Figure:
+    """A figure on its own Agg canvas: no pyplot, no global backend."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height), dpi=72, layout="constrained")
+    FigureCanvasAgg(fig)
     fig.patch.set_alpha(0.0)
     return fig
 
@@ -217,6 +225,8 @@ def _fit(text: str) -> str:
 
 
 def _axis_ms(fmt: Formatter) -> FuncFormatter:
+    from matplotlib.ticker import FuncFormatter
+
     return FuncFormatter(lambda v, _pos: fmt.duration(v) if v >= 0 else "")
 
 
@@ -229,6 +239,9 @@ def _empty(ax: Any, text: str) -> None:
 def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
     """Histogram of a latency term's values, with the threshold and each month's observed
     percentile as the check reported it."""
+    import numpy as np
+    from matplotlib.ticker import MaxNLocator
+
     point = fmt.point(d.measured_at)
     label = _say(fmt, ChartWord.DISTRIBUTION, term=d.term_id, point=point)
     with _style(fmt, f"dist-{d.term_id}"):
@@ -304,6 +317,9 @@ def _value(fmt: Formatter, v: float, unit: str) -> str:
 
 def time_breakdown(parts: Sequence[tuple[str, float, float]], fmt: Formatter) -> Markup:
     """Where task time goes: mean ms per task for each part (name, per-task ms, share)."""
+    import numpy as np
+    from matplotlib.ticker import MaxNLocator
+
     label = _say(fmt, ChartWord.BREAKDOWN)
     shown = [(n, ms, share) for n, ms, share in parts if ms > 0]
     with _style(fmt, "breakdown"):
@@ -335,6 +351,8 @@ def monthly_compliance(
 ) -> Markup:
     """Each latency term's observed figure per month as a share of its threshold (100 % is
     the threshold), coloured by the month's verdict."""
+    from matplotlib.ticker import FuncFormatter
+
     label = _say(fmt, ChartWord.MONTHLY)
     terms = list(dict.fromkeys(p.term_id for p in points))
     with _style(fmt, "monthly"):
@@ -402,6 +420,9 @@ def monthly_compliance(
 
 def peak_vs_off_peak(points: Sequence[PeakPoint], fmt: Formatter) -> Markup:
     """Per month: p95 full-response time of calls in peak minutes against the rest."""
+    import numpy as np
+    from matplotlib.ticker import MaxNLocator
+
     label = _say(fmt, ChartWord.PEAK)
     with _style(fmt, "peak"):
         fig = _figure(7.5, 2.1)

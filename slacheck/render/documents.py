@@ -36,16 +36,17 @@ from slacheck.contract.model import (
 )
 from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
+from slacheck.extras import ExtraSays, PartMissing
 from slacheck.messages import LOCALES, translations
 from slacheck.render import charts
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
-from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.verdict import TermResult
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engines load only when traces are read: a draft needs none of them
     from slacheck.budget import Budget
     from slacheck.evaluate import Evaluation
     from slacheck.match.fields import FieldCheck
+    from slacheck.trace.ingest import Quality, SourceFile, Traces
 
 __all__ = [
     "ASSUMED_STEPS_PER_TASK",
@@ -97,7 +98,10 @@ def _utf8(text: str) -> bytes:
 
 
 def _pdf(html: str) -> bytes:
-    from slacheck.render.pdf import html_to_pdf  # weasyprint loads only when a PDF is asked for
+    try:  # weasyprint loads only when a PDF is asked for
+        from slacheck.render.pdf import html_to_pdf
+    except OSError as exc:  # weasyprint is there, its system libraries (Pango) are not
+        raise PartMissing(ExtraSays.NO_PANGO(error=str(exc).splitlines()[0][:200])) from None
 
     return html_to_pdf(html)
 
@@ -225,7 +229,7 @@ def breakable(value: Any) -> Markup:
 
 
 def _css() -> Markup:
-    from slacheck.render.pdf import ASSETS
+    from slacheck.render.assets import ASSETS
 
     # our own stylesheet, inlined so the HTML stands alone and the PDF fetches nothing
     return Markup((ASSETS / "report.css").read_text(encoding="utf-8"))

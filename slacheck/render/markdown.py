@@ -9,6 +9,22 @@ from slacheck.match.fields import FieldCheck
 from slacheck.messages import render
 from slacheck.render.format import md_cell, md_text
 
+#: units whose observed figure is a whole count: no decimals ("142 calls", not "142.00 calls")
+_COUNTS = frozenset({"calls", "tasks", "requests", "minutes"})
+
+
+def _verdict(v: object) -> str:
+    """A verdict as words: ``no_data`` → ``no data`` (the JSON keeps the code)."""
+    return str(v).replace("_", " ")
+
+
+def _observed(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit in _COUNTS and float(value).is_integer():
+        return f"{int(value):,} {unit}"
+    return f"{value:,.2f} {unit}"
+
 
 def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
     """The verdict table; criteria and notes in ``lang`` (headings and verdicts stay English)."""
@@ -16,19 +32,19 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
     lines = [
         f"## {md_text(evaluation.contract.contract.id)}: verdicts",
         "",
-        ", ".join(f"{n} {v}" for v, n in c.items() if n) or "no terms checked",
+        ", ".join(f"{n} {_verdict(v)}" for v, n in c.items() if n) or "no terms checked",
         "",
         "| term | window | verdict | observed | good / total | criterion | examples |",
         "|---|---|---|---:|---:|---|---|",
     ]
     for r in evaluation.results:
-        observed = "—" if r.observed is None else f"{r.observed:,.2f} {r.unit}"
+        observed = _observed(r.observed, r.unit)
         window = r.window + (" (partial)" if r.partial_window else "")
         # every cell through md_cell: ids and notes quote the other side's traces
         words = (render(m, lang) for m in (r.criterion_message, *r.notes))
         crit = "<br>".join(md_cell(x) for x in words)
         lines.append(
-            f"| {md_cell(r.term_id)} | {md_cell(window)} | **{md_cell(r.verdict)}** | "
+            f"| {md_cell(r.term_id)} | {md_cell(window)} | **{md_cell(_verdict(r.verdict))}** | "
             f"{md_cell(observed)} | {r.good:,} / {r.total:,} | {crit} | "
             f"{md_cell(', '.join(r.examples))} |"
         )

@@ -4,6 +4,12 @@
 # escape it, and this fetcher is the second wall. It serves files under
 # slacheck/templates/assets/ and refuses every other URL — http(s), data:, file:// anywhere
 # else, and paths that climb out of the assets folder — before any I/O happens.
+#
+# Glyphs or a refusal: a machine without a font for the document's script (no CJK font for a
+# Chinese document) lays the text out in a fallback font that has no glyphs for it, and every
+# such character is an empty box on the page while the exit code says success. So the written
+# PDF is read back (`pdffonts.missing_glyphs`, its own bytes, no poppler) and a PDF that draws
+# any character without a glyph is refused with `MissingGlyphs`, naming what to install.
 
 from __future__ import annotations
 
@@ -16,9 +22,68 @@ from urllib.request import url2pathname
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-__all__ = ["ASSETS", "AssetsOnlyFetcher", "RefusedURL", "html_to_pdf"]
+from slacheck.errors import UsageError
+from slacheck.messages import NC_, Message, MessageCode, render
+from slacheck.render.assets import ASSETS
+from slacheck.render.pdffonts import missing_glyphs, script_of
 
-ASSETS = Path(__file__).resolve().parent.parent / "templates" / "assets"
+__all__ = [
+    "ASSETS",
+    "AssetsOnlyFetcher",
+    "MissingGlyphs",
+    "PdfSays",
+    "RefusedURL",
+    "font_fix",
+    "html_to_pdf",
+]
+
+
+class PdfSays(MessageCode):
+    """Why a PDF was not written, and what to install."""
+
+    MISSING_GLYPHS = NC_(
+        "pdf.missing_glyphs",
+        "no installed font has glyphs for {chars} ({scripts}): the PDF would show empty boxes "
+        "there, so it was not written. {fix}",
+    )
+    FIX_CJK = NC_(
+        "pdf.fix.cjk",
+        "Install a CJK font: `apt-get install fonts-noto-cjk` (Debian, Ubuntu), "
+        "`dnf install google-noto-sans-cjk-fonts` (Fedora), "
+        "`brew install --cask font-noto-sans-cjk-sc` (macOS); the documents use Noto Sans CJK "
+        "SC or Source Han Sans SC",
+    )
+    FIX_LATIN = NC_(
+        "pdf.fix.latin",
+        "Install a Latin font: `apt-get install fonts-dejavu-core` (Debian, Ubuntu), "
+        "`dnf install dejavu-sans-fonts` (Fedora); the documents use Noto Sans or DejaVu Sans",
+    )
+    FIX_OTHER = NC_(
+        "pdf.fix.other",
+        "Install a font that covers them, e.g. `apt-get install fonts-noto-core fonts-noto-extra` "
+        "(Debian, Ubuntu)",
+    )
+
+
+def font_fix(scripts: set[str]) -> Message:
+    """What to install for characters of these scripts (``pdffonts.script_of``)."""
+    if "cjk" in scripts:
+        return PdfSays.FIX_CJK()
+    if scripts == {"latin"}:
+        return PdfSays.FIX_LATIN()
+    return PdfSays.FIX_OTHER()
+
+
+class MissingGlyphs(UsageError):
+    """A PDF would draw characters no installed font has: refused, never written blank."""
+
+    def __init__(self, chars: str) -> None:
+        self.chars = chars
+        self.scripts = sorted({script_of(c) for c in chars})
+        self.shown = chars if len(chars) <= 24 else chars[:24] + "…"
+        self.fix = font_fix(set(self.scripts))
+        self.message = PdfSays.MISSING_GLYPHS(chars=self.shown, scripts=self.scripts, fix=self.fix)
+        super().__init__(render(self.message, "en"))
 
 
 class RefusedURL(ValueError):
@@ -56,7 +121,9 @@ class AssetsOnlyFetcher(URLFetcher):  # type: ignore[misc]
 def html_to_pdf(html: str, *, fetcher: AssetsOnlyFetcher | None = None) -> bytes:
     """Lay out ``html`` as a PDF; relative URLs resolve against the assets folder.
 
-    A refused URL is left out of the document (weasyprint logs it), never fetched.
+    A refused URL is left out of the document (weasyprint logs it), never fetched. A document
+    with characters no installed font draws raises ``MissingGlyphs`` (exit 2 on the command
+    line): no PDF of empty boxes.
     """
     use = fetcher if fetcher is not None else AssetsOnlyFetcher()
     # weasyprint reports unsupported CSS and refused URLs through logging; keep that quiet
@@ -66,4 +133,7 @@ def html_to_pdf(html: str, *, fetcher: AssetsOnlyFetcher | None = None) -> bytes
         logger.addHandler(logging.NullHandler())
     document = HTML(string=html, base_url=str(ASSETS) + "/", url_fetcher=use)
     pdf: bytes = document.write_pdf()
+    missing = missing_glyphs(pdf)
+    if missing:
+        raise MissingGlyphs(missing)
     return pdf
