@@ -600,8 +600,8 @@ FormatOpt = Annotated[
     typer.Option(
         "--trace-format",
         help=(
-            "Override detection: otlp, langfuse, langsmith, litellm, table (needs --mapping), "
-            "canonical."
+            "Override detection: otlp, langfuse, langsmith, litellm, openai_agents, "
+            "table (needs --mapping), canonical."
         ),
     ),
 ]

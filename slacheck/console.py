@@ -113,6 +113,25 @@ class TerminalSays(MessageCode):
     COLUMN_APPLICABLE = NC_("terminal.traces.column.applicable", "applicable")
     COLUMN_COVERAGE = NC_("terminal.traces.column.coverage", "coverage")
     FILES_TITLE = NC_("terminal.traces.files.title", "Files ({n})")
+    FACTS_TITLE = NC_(
+        "terminal.traces.facts.title",
+        "Where each fact came from (kind: every span; the rest: model calls)",
+    )
+    COLUMN_FACT = NC_("terminal.traces.column.fact", "fact")
+    COLUMN_SOURCES = NC_("terminal.traces.column.sources", "sources (spans)")
+    COLUMN_MISSING = NC_("terminal.traces.column.missing", "missing")
+    SOURCE_COLUMN = NC_("terminal.traces.source.column", "a table column")
+    SOURCE_SPAN = NC_("terminal.traces.source.span", "the span's own timestamps")
+    SOURCE_UNCLAIMED = NC_(
+        "terminal.traces.source.unclaimed", "no kind row (other, or a task at a root)"
+    )
+    SOURCE_DERIVED = NC_("terminal.traces.source.derived", "derived from the endpoint host")
+    SOURCE_FIRST_TOKEN = NC_(
+        "terminal.traces.source.first_token", "its first token, recorded after the span's end"
+    )
+    SOURCE_STREAM_LOG = NC_(
+        "terminal.traces.source.stream_log", "the log written when its stream ended"
+    )
     COLUMN_FILE = NC_("terminal.traces.column.file", "file")
     COLUMN_FORMAT = NC_("terminal.traces.column.format", "format")
     COLUMN_ROWS = NC_("terminal.traces.column.rows", "rows")
@@ -276,7 +295,24 @@ def summary_tables(summary: TraceSummary, lang: str = "en") -> list[Table]:
     files.add_column(say(t.COLUMN_ROWS, lang), justify="right")
     for source in summary.sources:
         files.add_row(plain(source.path), source.format, f"{source.rows:,}")
-    return [files, head, cov, _status_table(summary, lang)]
+    facts = Table(title=say(t.FACTS_TITLE, lang))
+    facts.add_column(say(t.COLUMN_FACT, lang))
+    facts.add_column(say(t.COLUMN_SOURCES, lang), overflow="fold")
+    _columns(facts, lang, t.COLUMN_APPLICABLE, t.COLUMN_MISSING, justify="right")
+    words = {
+        "column": t.SOURCE_COLUMN,
+        "span": t.SOURCE_SPAN,
+        "unclaimed": t.SOURCE_UNCLAIMED,
+        "derived:endpoint": t.SOURCE_DERIVED,
+        "stream_log": t.SOURCE_STREAM_LOG,
+        "first_token": t.SOURCE_FIRST_TOKEN,
+    }
+    for f in summary.facts:
+        named = [f"{say(words[s], lang) if s in words else s} {n:,}" for s, n in f.sources]
+        facts.add_row(
+            plain(f.field), plain("; ".join(named) or "—"), f"{f.spans:,}", f"{f.missing:,}"
+        )
+    return [files, head, cov, facts, _status_table(summary, lang)]
 
 
 def _status_table(summary: TraceSummary, lang: str) -> Table:

@@ -205,6 +205,53 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
             "task_id": "3af7651916cd43dd8448eb211c803111",
         },
     ),
+    # the fixtures of tests/data/evidence (offsets from 2025-01-01T00:00:00Z, in ms)
+    (
+        "openlit",
+        "evidence/openlit.json",
+        "chat gpt-4o",
+        # 0 → 1500; gen_ai.server.time_to_first_token 0.375 s
+        {"kind": "llm", "provider": "openai", "endpoint": "api.openai.com", "ttft_ms": 375.0},
+    ),
+    (
+        "logfire",
+        "evidence/logfire.json",
+        "Chat Completion with {request_data[model]!r}",
+        # 100 → 400, its stream's log at 2450 ends it: 2350 ms
+        {"kind": "llm", "duration_ms": 2350.0, "end_us": T0_US + 2_450_000},
+    ),
+    (
+        "semantic_kernel",
+        "evidence/semantic_kernel.json",
+        "chat.completions gpt-4o",
+        # 100 → 1300; server.address https://api.openai.com/v1/
+        {"kind": "llm", "endpoint": "api.openai.com", "duration_ms": 1200.0},
+    ),
+    (
+        "mlflow",
+        "evidence/mlflow.json",
+        "Completions",
+        # "\"CHAT_MODEL\"", "\"gpt-4o-mini\"", mlflow.chat.tokenUsage {14, 3}
+        {"kind": "llm", "request_model": "gpt-4o-mini", "input_tokens": 14, "output_tokens": 3},
+    ),
+    (
+        "laminar",
+        "evidence/laminar.json",
+        "openai.chat",
+        {"kind": "llm", "provider": "openai", "duration_ms": 850.0},
+    ),
+    (
+        "litellm",
+        "evidence/litellm.json",
+        "litellm_request",
+        # gen_ai.system litellm is no vendor; api_base https://api.anthropic.com./v1/messages
+        {
+            "kind": "llm",
+            "provider": "anthropic",
+            "endpoint": "api.anthropic.com",
+            "cached_tokens": 8,
+        },
+    ),
 ]
 
 

@@ -53,7 +53,9 @@ from slacheck.names import PATH_PREFIX as _PATH_PREFIX
 from slacheck.names import SNAPSHOT as _SNAPSHOT
 from slacheck.names import model_base as model_base
 from slacheck.names import region_key as region_key
+from slacheck.trace.conventions import table
 from slacheck.trace.ingest import Traces
+from slacheck.trace.normalise import host_expr, host_of
 from slacheck.trace.status import status_class_expr
 
 _LOCATION = r"locations/([A-Za-z0-9_-]+)"
@@ -443,10 +445,22 @@ def scope_miss(
             )
             field(ibis.coalesce(first, second), bases, *_MODEL)
     if scope.endpoints:
-        field(c.endpoint.lower(), [e.lower() for e in scope.endpoints], *_ENDPOINT)
+        field(endpoint_key(c.endpoint), [host_key(e) for e in scope.endpoints], *_ENDPOINT)
     if not cases:
         return ibis.null().cast("string")
     return ibis.cases(*cases, else_=ibis.null().cast("string"))
+
+
+def host_key(endpoint: str) -> str:
+    """A contract's endpoint as the key calls are compared by: its host (``normalise.host_of``,
+    so ``https://api.openai.com/v1/`` in a scope is ``api.openai.com``)."""
+    return host_of(endpoint, table().placeholders) or endpoint.strip().lower()
+
+
+def endpoint_key(endpoint: ir.StringValue) -> ir.StringValue:
+    """A call's endpoint as the key scopes are compared by: the same host normaliser, so an
+    endpoint a mapping or a canonical file carries as a URL matches its host too."""
+    return host_expr(endpoint, table().placeholders)
 
 
 _PROVIDER = (ScopeMiss.PROVIDER_MISSING, ScopeMiss.PROVIDER_OTHER)
@@ -478,7 +492,7 @@ def scope_match(c: ir.Table, scope: Scope, model_scope: ModelScope) -> ScopeMatc
             providers=c.provider_key.collect(distinct=True),
             models=c.model.collect(distinct=True),
             requested=c.requested.collect(distinct=True),
-            endpoints=c.endpoint.lower().collect(distinct=True),
+            endpoints=endpoint_key(c.endpoint).collect(distinct=True),
         )
         .execute()
         .iloc[0]
@@ -492,7 +506,7 @@ def scope_match(c: ir.Table, scope: Scope, model_scope: ModelScope) -> ScopeMatc
     ]
     unmatched += [f"model {m}" for m in scope.models if model_base(m) not in have_models]
     unmatched += [
-        f"endpoint {e}" for e in scope.endpoints if e.lower() not in set(seen["endpoints"] or [])
+        f"endpoint {e}" for e in scope.endpoints if host_key(e) not in set(seen["endpoints"] or [])
     ]
     return ScopeMatch(int(row["calls"]), int(row["matched"] or 0), tuple(unmatched))
 

@@ -3,7 +3,9 @@ fields and span kinds, and reading a span's attributes through it."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -13,11 +15,25 @@ import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ruamel.yaml import YAML
 
-from slacheck.trace.records import Unparseable, as_bool, as_float, as_int, as_text, lookup
+from slacheck.trace.normalise import glob_regex, host_of, unquoted
+from slacheck.trace.records import (
+    USAGE_SPELLINGS,
+    Unparseable,
+    as_bool,
+    as_float,
+    as_int,
+    as_text,
+    decode_embedded,
+    lookup,
+)
 from slacheck.trace.schema import BY_NAME, Kind, SetAside, Status
 
-Format = Literal["otlp", "langfuse", "langsmith"]
+Format = Literal["otlp", "langfuse", "langsmith", "openai_agents"]
 Unit = Literal["s", "ms", "us", "ns", "tokens", "timestamp"]
+#: how a source's value is normalised before it fills its column (see ``normalise.py``):
+#: ``host`` an endpoint URL to its host; ``provider`` a framework's own name is no provider;
+#: ``usage`` the value is a usage object (records.USAGE_SPELLINGS name the count)
+Normaliser = Literal["host", "provider", "usage"]
 
 #: duration unit → factor to milliseconds
 _TO_MS = {"s": 1000.0, "ms": 1.0, "us": 0.001, "ns": 0.000001}
@@ -27,7 +43,7 @@ FIRST_TOKEN = "first_token_time"
 _NOT_FILLED = frozenset(
     {"task_id", "span_id", "parent_span_id", "kind", "name", "status", "status_source"}
     | {"start_us", "end_us"}
-    | {"duration_ms", "source_file", "source_ref", "defect"}
+    | {"duration_ms", "source_file", "source_ref", "defect", "evidence"}
 )
 
 
@@ -55,18 +71,36 @@ class KindRule(_Row):
 
 
 class FieldRule(_Row):
-    """``attribute`` fills the canonical ``field``, converted from ``unit``."""
+    """``attribute`` (or the time of the span's first event named ``event``) fills the
+    canonical ``field``, converted from ``unit`` after its ``normalise`` step. A source whose
+    normaliser finds nothing in it (a framework's name as the provider, a placeholder host, a
+    usage object without that count) counts as absent: the next source is tried."""
 
     convention: str
-    attribute: str
+    attribute: str = ""
+    event: str | None = None
     field: str
     unit: Unit | None = None
+    normalise: Normaliser | None = None
     offset: int = 0
     deprecated: bool = False
     note: str = ""
 
+    @property
+    def source(self) -> str:
+        """The source as ``traces inspect`` names it: the attribute, or ``event:<name>``."""
+        return f"event:{self.event}" if self.event is not None else self.attribute
+
     @model_validator(mode="after")
     def _fits_the_column(self) -> FieldRule:
+        if (self.event is None) == (not self.attribute):
+            raise ValueError("a field row names an attribute or an event, not both")
+        if self.event is not None and self.unit != "timestamp":
+            raise ValueError("an event row gives the event's time: unit timestamp")
+        if self.normalise == "usage" and self.unit != "tokens":
+            raise ValueError("a usage object fills a token count")
+        if self.normalise in ("host", "provider") and self.field not in ("endpoint", "provider"):
+            raise ValueError(f"normalise {self.normalise} is for endpoint or provider")
         if self.field not in BY_NAME or self.field in _NOT_FILLED:
             raise ValueError(f"{self.field!r} is not a canonical column a convention can fill")
         numeric = pa.types.is_floating(BY_NAME[self.field].type)
@@ -178,6 +212,30 @@ def class_key(name: str) -> str:
     return name.strip().rsplit(".", 1)[-1].lower()
 
 
+class VendorHost(_Row):
+    """An endpoint host (``*`` matches any run of characters) that names its vendor."""
+
+    host: str
+    provider: str
+
+    @property
+    def regex(self) -> str:
+        return glob_regex(self.host)
+
+
+class StreamLog(_Row):
+    """A zero-length log record written after a streamed call: ``attribute`` = ``value`` and a
+    name starting ``name_prefix``. It is no call; its time is when the stream ended, so it
+    completes the model call of its task that ended last before it (same requested model)."""
+
+    convention: str
+    attribute: str
+    value: str
+    name_prefix: str
+    duration: str
+    unit: Literal["s", "ms"]
+
+
 class Table(_Row):
     """The whole table, rows in the order they are tried."""
 
@@ -185,12 +243,20 @@ class Table(_Row):
     kinds: tuple[KindRule, ...]
     fields: tuple[FieldRule, ...] = Field(default=())
     status: StatusTable
+    #: names frameworks write where the provider belongs (never the vendor; lower case)
+    frameworks: tuple[str, ...] = Field(default=())
+    #: endpoint values that name no host (lower case)
+    placeholders: tuple[str, ...] = Field(default=())
+    #: the vendor an endpoint host names, for a call whose sources name no provider
+    vendor_hosts: tuple[VendorHost, ...] = Field(default=())
+    stream_logs: tuple[StreamLog, ...] = Field(default=())
 
     @model_validator(mode="after")
     def _known_conventions(self) -> Table:
         for convention in (
             *(r.convention for r in self.kinds),
             *(r.convention for r in self.fields),
+            *(r.convention for r in self.stream_logs),
         ):
             if convention not in self.conventions:
                 raise ValueError(f"a row names an unknown convention: {convention!r}")
@@ -222,6 +288,12 @@ class Reading:
     fields: dict[str, Any]
     #: when the first token arrived, as the source wrote it (for ``SpanRows.add``)
     first_token: object = None
+    #: which source filled each field (``traces inspect``): an attribute, ``event:<name>``
+    sources: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+#: what a normaliser returns for a value that names nothing: the source counts as absent
+_ABSENT = object()
 
 
 def _converter(rule: FieldRule) -> Callable[[object], object]:
@@ -254,16 +326,42 @@ def _timestamp(value: object) -> object:
     return value
 
 
+def normalised(rule: FieldRule, value: object) -> object:
+    """``value`` after the rule's normaliser; ``_ABSENT`` when it names nothing."""
+    if rule.normalise == "host":
+        host = host_of(as_text(value), table().placeholders)
+        return _ABSENT if host is None else host
+    if rule.normalise == "provider":
+        text = as_text(value)
+        return _ABSENT if text is not None and text.lower() in table().frameworks else value
+    if rule.normalise == "usage":
+        usage = decode_embedded(value)
+        if not isinstance(usage, Mapping):
+            return _ABSENT
+        for path in USAGE_SPELLINGS[rule.field]:
+            count = lookup(usage, path)
+            if count is not None:
+                return count
+        return _ABSENT
+    return value
+
+
 def classify(
     attributes: Mapping[str, object], rules: Collection[KindRule]
 ) -> tuple[Kind, str | None] | None:
     """The kind (and operation) of the first rule that matches, or None."""
+    found = classify_rule(attributes, rules)
+    return None if found is None else (found.kind, found.operation)
+
+
+def classify_rule(attributes: Mapping[str, object], rules: Collection[KindRule]) -> KindRule | None:
+    """The first kind rule that matches ``attributes``, or None."""
     for rule in rules:
-        value = lookup(attributes, rule.attribute)
+        value = unquoted(lookup(attributes, rule.attribute))
         if value is None:
             continue
         if rule.value is None or str(value).lower() == rule.value.lower():
-            return rule.kind, rule.operation
+            return rule
     return None
 
 
@@ -272,20 +370,30 @@ def read_fields(
     rules: Collection[FieldRule],
     defects: list[str],
     skip: Collection[str] = (),
+    events: Mapping[str, object] | None = None,
 ) -> Reading:
     """Canonical fields (but those in ``skip``) from ``attributes`` (flat, or nested for dotted
-    JSON keys): for each field the first rule whose attribute is present. A present value of the
-    wrong type is null and adds an ``unparseable_number:<field>`` defect."""
+    JSON keys) and the span's ``events`` (name → time of the first of that name): for each field
+    the first rule whose source is present (after its normaliser). A present value of the wrong
+    type is null and adds an ``unparseable_number:<field>`` defect."""
     fields: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     first_token: object = None
     done: set[str] = set(skip)
     for rule in rules:
         if rule.field in done:
             continue
-        value = lookup(attributes, rule.attribute)
+        if rule.event is not None:
+            value = (events or {}).get(rule.event)
+        else:
+            value = unquoted(lookup(attributes, rule.attribute))
         if value is None:
             continue
+        value = normalised(rule, value)
+        if value is _ABSENT:
+            continue
         done.add(rule.field)
+        sources[rule.field] = rule.source
         try:
             converted = _converter(rule)(value)
         except Unparseable:
@@ -295,7 +403,7 @@ def read_fields(
             first_token = converted
         else:
             fields[rule.field] = converted
-    return Reading(fields, first_token)
+    return Reading(fields, first_token, sources)
 
 
 def read_span(
@@ -303,11 +411,55 @@ def read_span(
     fmt: Format,
     defects: list[str],
     skip: Collection[str] = (),
+    events: Mapping[str, object] | None = None,
 ) -> tuple[Reading, tuple[Kind, str | None] | None]:
     """A span's fields and its kind (None when no convention claims it) by the ``fmt`` rows."""
     kinds, fields = table().rows_for(fmt)
-    reading = read_fields(attributes, fields, defects, skip)
-    return reading, classify(attributes, kinds)
+    reading = read_fields(attributes, fields, defects, skip, events)
+    rule = classify_rule(attributes, kinds)
+    if rule is None:
+        return reading, None
+    reading.sources["kind"] = rule.attribute
+    return reading, (rule.kind, rule.operation)
+
+
+def vendor_of(host: object) -> str | None:
+    """The vendor an endpoint host names (``vendor_hosts``), or None."""
+    if not isinstance(host, str):
+        return None
+    for row in table().vendor_hosts:
+        if re.search(row.regex, host):
+            return row.provider
+    return None
+
+
+#: the source ``traces inspect`` names for a provider derived from the endpoint host
+DERIVED_PROVIDER = "derived:endpoint"
+
+
+def is_stream_log(attributes: Mapping[str, object], name: str | None) -> bool:
+    """Whether a span is a log record written after a streamed call (``stream_logs``)."""
+    for row in table().stream_logs:
+        value = unquoted(lookup(attributes, row.attribute))
+        if (
+            value is not None
+            and str(value).lower() == row.value.lower()
+            and (name or "").startswith(row.name_prefix)
+            and lookup(attributes, row.duration) is not None
+        ):
+            return True
+    return False
+
+
+def derive_provider(fields: dict[str, Any], sources: dict[str, str]) -> None:
+    """A call whose sources name no provider: the vendor its endpoint host names, if any,
+    recorded as derived (every reader, after all its sources)."""
+    if fields.get("provider") is not None:
+        return
+    vendor = vendor_of(fields.get("endpoint"))
+    if vendor is not None:
+        fields["provider"] = vendor
+        sources["provider"] = DERIVED_PROVIDER
 
 
 # -- the table for people ----------------------------------------------------------------------

@@ -13,13 +13,13 @@ from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.trace.litellm_log import is_payload
 from slacheck.trace.records import JSON_LINES_SUFFIXES, problem, unreadable
 
-Format = Literal["otlp", "langfuse", "langsmith", "litellm", "table"]
+Format = Literal["otlp", "langfuse", "langsmith", "litellm", "openai_agents", "table"]
 
 #: what slacheck reads; said once per problem, as its ``fix``
 EXPECTED = (
     "expected OTLP JSON with resourceSpans, Langfuse {trace, observations} or observation list, "
-    "LangSmith {post, patch} or run list, LiteLLM StandardLoggingPayload lines; "
-    "or CSV/Parquet/JSONL with a mapping file"
+    "LangSmith {post, patch} or run list, LiteLLM StandardLoggingPayload lines, an OpenAI "
+    "Agents trace export {data: [trace, trace.span]}; or CSV/Parquet/JSONL with a mapping file"
 )
 
 _PARQUET_MAGIC = b"PAR1"
@@ -53,7 +53,7 @@ def detect_format(path: Path) -> Format:
     if lines is not None:
         if "resourceMetrics" in lines:
             raise _metrics(path)
-        return _record_format(lines.keys()) or "table"
+        return _record_format(lines.keys()) or _batch_format(lines) or "table"
     found = _scan(path)
     if found is None:
         if '"resourceMetrics"' in text:
@@ -118,6 +118,18 @@ def _json_lines_head(path: Path) -> Mapping[str, object] | None:
     return None
 
 
+def _batch_format(record: Mapping[str, object]) -> Format | None:
+    """A JSON-lines record that is a whole exporter batch: LangSmith's ``{post, patch}``, the
+    OpenAI Agents SDK's ``{data: [...]}``."""
+    if "post" in record or "patch" in record:
+        return "langsmith"
+    data = record.get("data")
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        found = _record_format(data[0].keys())
+        return found if found == "openai_agents" else None
+    return None
+
+
 def _record_format(keys: Collection[str]) -> Format | None:
     """The format one record (a line, a list element) belongs to, from its keys."""
     if "resourceSpans" in keys:
@@ -130,6 +142,9 @@ def _record_format(keys: Collection[str]) -> Format | None:
         return "langsmith"
     if is_payload(set(keys)):
         return "litellm"
+    # the OpenAI Agents SDK's exported items: trace.span objects, and trace objects
+    if "span_data" in keys or ("object" in keys and "workflow_name" in keys):
+        return "openai_agents"
     return None
 
 
@@ -151,7 +166,11 @@ class _Shape:
             return "langfuse"
         if "post" in self.keys or "patch" in self.keys:
             return "langsmith"
-        for key, expect in (("data", "langfuse"), ("runs", "langsmith")):
+        for key, expect in (
+            ("data", "langfuse"),
+            ("data", "openai_agents"),
+            ("runs", "langsmith"),
+        ):
             if key in self.keys and _record_format(self.first_items.get(key, set())) == expect:
                 return expect
         return None

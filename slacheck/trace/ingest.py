@@ -42,7 +42,7 @@ from slacheck.trace.tabular import (
 if TYPE_CHECKING:
     from slacheck.trace.otlp_engine import EngineRead
 
-FORMATS = ("otlp", "langfuse", "langsmith", "litellm", "table", "canonical")
+FORMATS = ("otlp", "langfuse", "langsmith", "litellm", "openai_agents", "table", "canonical")
 _EXAMPLES = 3
 
 
@@ -128,6 +128,7 @@ def _json_readers() -> dict[str, Callable[[Path], pa.Table]]:
     from slacheck.trace.langfuse import read_langfuse
     from slacheck.trace.langsmith import read_langsmith
     from slacheck.trace.litellm_log import read_litellm
+    from slacheck.trace.openai_agents import read_openai_agents
     from slacheck.trace.otlp import read_otlp
 
     return {
@@ -135,6 +136,7 @@ def _json_readers() -> dict[str, Callable[[Path], pa.Table]]:
         "langfuse": read_langfuse,
         "langsmith": read_langsmith,
         "litellm": read_litellm,
+        "openai_agents": read_openai_agents,
     }
 
 

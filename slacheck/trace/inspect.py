@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ibis
+import ibis.expr.datatypes as idt
 
 from slacheck.trace.ingest import Quality, SourceFile, Traces
 from slacheck.trace.schema import COLUMNS
 from slacheck.trace.status import status_of
 
-_SKIP = {"source_file", "source_ref", "defect"}
+_SKIP = {"source_file", "source_ref", "defect", "evidence"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,42 @@ class Coverage:
     @property
     def fraction(self) -> float | None:
         return self.non_null / self.applicable if self.applicable else None
+
+
+#: the facts ``traces inspect`` traces to their sources: kind over every span, the rest over
+#: the model-call spans
+FACTS: tuple[str, ...] = (
+    "kind",
+    "provider",
+    "endpoint",
+    "request_model",
+    "response_model",
+    "ttft_ms",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "start_us",
+    "end_us",
+)
+#: the source of a value no convention supplied: a table's column (a mapping, canonical Parquet)
+FROM_COLUMN = "column"
+#: the source of a timestamp the span itself carries
+FROM_SPAN = "span"
+#: a span no kind row claimed (other, or the task at a root), or a table's kind column
+UNCLAIMED = "unclaimed"
+
+
+@dataclass(frozen=True, slots=True)
+class FactSources:
+    """Which source supplied one fact, on how many spans, and how many lack it."""
+
+    field: str
+    spans: int
+    missing: int
+    sources: tuple[tuple[str, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"spans": self.spans, "missing": self.missing, "sources": dict(self.sources)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +75,7 @@ class TraceSummary:
     sources: tuple[SourceFile, ...]
     #: model calls per status class, and per class what classified how many (``status_source``)
     statuses: dict[str, dict[str, int]] = field(default_factory=dict)
+    facts: tuple[FactSources, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         def iso(us: int | None) -> str | None:
@@ -59,6 +97,7 @@ class TraceSummary:
                 k: {"calls": sum(v.values()), "by_source": dict(sorted(v.items()))}
                 for k, v in sorted(self.statuses.items())
             },
+            "facts": {f.field: f.to_dict() for f in self.facts},
             "quality": self.quality.to_dict(),
             "sources": [
                 {
@@ -124,6 +163,7 @@ def summarize(traces: Traces) -> TraceSummary:
     )
     return TraceSummary(
         statuses=_statuses(t),
+        facts=fact_sources(t),
         spans=int(row["spans"]),
         tasks=int(row["tasks"]),
         kinds={str(k): int(n) for k, n in zip(kinds_df["kind"], kinds_df["n"], strict=True)},
@@ -133,3 +173,30 @@ def summarize(traces: Traces) -> TraceSummary:
         quality=traces.quality,
         sources=traces.sources,
     )
+
+
+def fact_sources(t: Any) -> tuple[FactSources, ...]:
+    """Per fact: the spans it applies to (every span for ``kind``, model calls for the rest),
+    how many lack it, and how many took it from each source (the ``evidence`` column; a value
+    without evidence came from a table's column, a timestamp from the span itself)."""
+    out: list[FactSources] = []
+    calls = t.filter(t.kind == "llm")
+    for name in FACTS:
+        of = t if name == "kind" else calls
+        named = of.evidence.re_extract(rf"(?:^|;){name}=([^;]*)", 1)
+        fallback = {"start_us": FROM_SPAN, "end_us": FROM_SPAN, "kind": UNCLAIMED}.get(
+            name, FROM_COLUMN
+        )
+        source = ibis.cases(
+            (of[name].isnull(), ibis.null(idt.string)),
+            (named.notnull() & (named != ""), named),
+            else_=ibis.literal(fallback),
+        )
+        counts = of.select(s=source).group_by("s").aggregate(n=ibis._.count()).to_pyarrow()
+        found = {
+            s: int(n) for s, n in zip(counts["s"].to_pylist(), counts["n"].to_pylist(), strict=True)
+        }
+        missing = found.pop(None, 0)
+        ranked = tuple(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+        out.append(FactSources(name, missing + sum(found.values()), missing, ranked))
+    return tuple(out)

@@ -9,7 +9,7 @@ from typing import Any, TypeGuard
 import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
-from slacheck.trace.conventions import read_span
+from slacheck.trace.conventions import derive_provider, read_span
 from slacheck.trace.records import (
     SpanRows,
     as_text,
@@ -93,13 +93,25 @@ def _add_observation(rows: SpanRows, ref: str, observation: dict[str, Any]) -> N
         _metadata_attributes(observation.get("metadata")), "otlp", defects, skip=_TOKEN_FIELDS
     )
     fields = otel.fields
+    sources = otel.sources
     usage_details = decode_embedded(observation.get("usageDetails"))
-    fields.update(read_usage((usage_details, observation.get("usage")), defects))
+    fields.update(
+        read_usage(
+            (usage_details, observation.get("usage")),
+            defects,
+            sources,
+            ("usageDetails", "usage"),
+        )
+    )
     # then Langfuse's own keys (its `model`, `completionStartTime`, `type`) for what is left;
     # the span's own convention knows its kind better than Langfuse's type (Langfuse calls the
     # Vercel AI SDK's ai.generateText wrapper a GENERATION, though only its doGenerate is a call)
     own, by_type = read_span(observation, "langfuse", defects, skip=fields.keys())
     fields.update(own.fields)
+    sources.update({k: v for k, v in own.sources.items() if k not in sources})
+    if own.first_token is not None:
+        sources["ttft_ms"] = own.sources["ttft_ms"]
+    derive_provider(fields, sources)
     kind, operation = claimed or by_type or (Kind.OTHER, None)
     if fields.get("operation") is None:
         fields["operation"] = operation
@@ -118,4 +130,5 @@ def _add_observation(rows: SpanRows, ref: str, observation: dict[str, Any]) -> N
         end=observation.get("endTime"),
         first_token=own.first_token if own.first_token is not None else otel.first_token,
         defects=defects,
+        evidence=sources,
     )

@@ -9,7 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
-from slacheck.trace.conventions import read_span
+from slacheck.trace.conventions import derive_provider, read_span
 from slacheck.trace.langsmith_batch import is_batch, merge_batches
 from slacheck.trace.records import (
     SpanRows,
@@ -166,6 +166,7 @@ def _add_run(rows: SpanRows, ref: str, run: dict[str, Any]) -> None:
     outputs = _mapping(run.get("outputs"))
     inputs = _mapping(run.get("inputs"))
     run_type = str(run.get("run_type") or "").lower()
+    sources: dict[str, str] = {}
     fields: dict[str, Any] = read_usage(
         (
             outputs.get("usage_metadata"),
@@ -177,11 +178,15 @@ def _add_run(rows: SpanRows, ref: str, run: dict[str, Any]) -> None:
             },
         ),
         defects,
+        sources,
+        ("outputs.usage_metadata", "outputs.usage", "outputs.llm_output.token_usage", "run"),
     )
     # the table's langsmith rows name keys of the run, with its JSON-encoded parts decoded
     view = {**run, "extra": extra, "outputs": outputs, "inputs": inputs}
     own, claimed = read_span(view, "langsmith", defects, skip=fields.keys())
     fields.update(own.fields)
+    sources.update(own.sources)
+    derive_provider(fields, sources)
     kind, operation = claimed or (Kind.OTHER, None)
     fields["operation"] = operation
     if run_type == "llm":
@@ -194,13 +199,17 @@ def _add_run(rows: SpanRows, ref: str, run: dict[str, Any]) -> None:
     fields["span_id"] = _run_id(run)
     fields["parent_span_id"] = as_text(run.get("parent_run_id"))
     fields["name"] = as_text(run.get("name"))
+    first_token = own.first_token
+    if first_token is None:
+        first_token = _first_token_time(run)
+        if first_token is not None:
+            sources["ttft_ms"] = "event:new_token"
     rows.add(
         ref,
         fields,
         start=_epoch_ms(run.get("start_time")),
         end=_epoch_ms(run.get("end_time")),
-        first_token=_epoch_ms(
-            own.first_token if own.first_token is not None else _first_token_time(run)
-        ),
+        first_token=_epoch_ms(first_token),
         defects=defects,
+        evidence=sources,
     )

@@ -1,50 +1,80 @@
-"""One normaliser for endpoint values: a URL (or a bare host) written by a producer → its host."""
+"""The normalisers of the evidence layer, each written twice with the same steps: once in Python
+(for the JSON document readers and a contract's own values) and once as an Ibis expression (for
+the engine reader and the metering layer), so both sides compare the same key.
+
+- ``host_of`` / ``host_expr``: an endpoint written as a URL (``http://user@Host:8080/v1/``), a
+  ``host:port`` or a bare host → the host, lower case, without scheme, userinfo, port, path,
+  IPv6 brackets or trailing dot; a placeholder (``Unknown``) or nothing → None.
+- ``unquoted`` / ``unquoted_expr``: an attribute value that is itself a JSON-encoded string
+  (``"\\"chat\\""``) → the string it encodes.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Collection
 
 import ibis
+import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 
-#: ``scheme://`` at the start of a URL (RFC 3986: a letter, then letters, digits, + . -)
-_SCHEME = r"^[A-Za-z][A-Za-z0-9+.\-]*://"
-#: ``user:password@`` before the host
-_USERINFO = r"^[^/?#@]*@"
-#: the authority ends at the first path, query or fragment character
-_AUTHORITY = r"^([^/?#]*)"
-#: a bracketed IPv6 literal, with or without a port
-_IPV6 = r"^\[([^\]]*)\]"
-#: ``:port`` after a host name or IPv4 address
+#: the steps of ``host_of``, in order; the same patterns for Python's ``re``, DuckDB (RE2) and
+#: Spark (Java): the scheme, then path/query/fragment, then userinfo (up to the last ``@``)
+_SCHEME = r"^[a-z][a-z0-9+.-]*://"
+_PATH = r"[/?#][\s\S]*$"
+_USERINFO = r"^[\s\S]*@"
+_BRACKETED = r"^\[([^\]]*)\]"
+_HOST_PORT = r"^[^:]*:[0-9]*$"
 _PORT = r":[0-9]*$"
+_TRAILING_DOTS = r"\.+$"
+_SPACE = r"^\s+|\s+$"
 
 
-def host_of(url: str | None) -> str | None:
-    """The host of ``url``, lower case: ``http://Proxy.local:4000/v1/`` → ``proxy.local``;
-    ``api.openai.com`` (no scheme) stays itself; ``[::1]:8080`` → ``::1``; None for an empty
-    value. The reference the engine expression ``host_expr`` is held to."""
-    if url is None:
+def host_of(value: object, placeholders: Collection[str] = ()) -> str | None:
+    """The host an endpoint value names (see the module's docstring); None when there is none."""
+    if not isinstance(value, str):
         return None
-    text = url.strip()
+    text = re.sub(_SPACE, "", value).lower()
     text = re.sub(_SCHEME, "", text)
-    authority = re.match(_AUTHORITY, text)
-    text = authority.group(1) if authority else ""
+    text = re.sub(_PATH, "", text)
     text = re.sub(_USERINFO, "", text)
-    if text.startswith("["):
-        ipv6 = re.match(_IPV6, text)
-        text = ipv6.group(1) if ipv6 else ""
-    else:
+    bracketed = re.match(_BRACKETED, text)
+    if bracketed:
+        text = bracketed.group(1)
+    elif re.search(_HOST_PORT, text):
         text = re.sub(_PORT, "", text)
-    text = text.rstrip(".").lower()
-    return text or None
+    text = re.sub(_TRAILING_DOTS, "", text)
+    if not text or text in placeholders:
+        return None
+    return text
 
 
-def host_expr(url: ir.StringValue) -> ir.StringValue:
-    """``host_of`` as an engine expression over a column of URLs (no per-row Python)."""
-    text = url.strip().re_replace(_SCHEME, "")
-    text = text.re_extract(_AUTHORITY, 1)
-    text = text.re_replace(_USERINFO, "")
-    ipv6 = text.re_extract(_IPV6, 1)
-    text = ibis.ifelse(text.startswith("["), ipv6, text.re_replace(_PORT, ""))
-    text = text.re_replace(r"\.+$", "").lower()
-    return ibis.ifelse(text == "", ibis.null("string"), text)
+def host_expr(value: ir.StringValue, placeholders: Collection[str] = ()) -> ir.StringValue:
+    """``host_of`` as an engine expression."""
+    text = value.re_replace(_SPACE, "").lower()
+    text = text.re_replace(_SCHEME, "").re_replace(_PATH, "").re_replace(_USERINFO, "")
+    text = ibis.cases(
+        (text.re_search(_BRACKETED), text.re_extract(_BRACKETED, 1)),
+        (text.re_search(_HOST_PORT), text.re_replace(_PORT, "")),
+        else_=text,
+    )
+    text = text.re_replace(_TRAILING_DOTS, "")
+    blank = (text == "") | text.isin(list(placeholders)) if placeholders else text == ""
+    return ibis.ifelse(blank.fill_null(True), ibis.null(dt.string), text)
+
+
+def unquoted(value: object) -> object:
+    """A JSON-encoded string (``"\\"chat\\""``) decoded once; any other value as it is."""
+    if isinstance(value, str) and len(value) > 1 and value[0] == value[-1] == '"':
+        try:
+            decoded = json.loads(value)
+        except json.JSONDecodeError:
+            return value
+        return decoded if isinstance(decoded, str) else value
+    return value
+
+
+def glob_regex(pattern: str) -> str:
+    """A host pattern with ``*`` wildcards as an anchored regular expression (every engine's)."""
+    return "^" + ".*".join(re.escape(part) for part in pattern.lower().split("*")) + "$"

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.trace import numbers
-from slacheck.trace.conventions import read_span
+from slacheck.trace.conventions import derive_provider, is_stream_log, read_span
 from slacheck.trace.records import SpanRows, as_text, load_json, problem, set_status
 from slacheck.trace.schema import Kind
 
@@ -190,14 +190,32 @@ def exception_event(span: Mapping[str, Any]) -> tuple[str | None, str | None]:
     return as_text(attrs.get("exception.type")), as_text(attrs.get("exception.message"))
 
 
+def _events(items: object) -> dict[str, object]:
+    """A span's events: each name → the time of its first event of that name (as ``_nanos``
+    reads it); events without a name are skipped."""
+    if not isinstance(items, list):
+        return {}
+    found: dict[str, object] = {}
+    for event in items:
+        if isinstance(event, dict) and isinstance(event.get("name"), str):
+            found.setdefault(event["name"], _nanos(event.get("timeUnixNano")))
+    return found
+
+
 def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str, object]) -> None:
     defects: list[str] = []
+    attributes = {**resource, **_attributes(span.get("attributes"))}
+    name = as_text(span.get("name"))
     # the conventions table decides which attributes fill which field, and the span's kind
-    reading, claimed = read_span(
-        {**resource, **_attributes(span.get("attributes"))}, "otlp", defects
-    )
+    reading, claimed = read_span(attributes, "otlp", defects, events=_events(span.get("events")))
     fields = reading.fields
+    derive_provider(fields, reading.sources)
     kind, operation = claimed or (Kind.OTHER, None)
+    stream_log = is_stream_log(attributes, name)
+    if stream_log:
+        # a log record written after a streamed call: no call of its own, it ends one
+        kind, operation = Kind.OTHER, None
+        reading.sources.pop("kind", None)
     if fields.get("operation") is None:
         fields["operation"] = operation
     status = span.get("status")
@@ -209,7 +227,7 @@ def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str
     fields["task_id"] = _otlp_id(span.get("traceId"), 16)
     fields["span_id"] = _otlp_id(span.get("spanId"), 8)
     fields["parent_span_id"] = _otlp_id(span.get("parentSpanId"), 8)
-    fields["name"] = as_text(span.get("name"))
+    fields["name"] = name
     rows.add(
         ref,
         fields,
@@ -217,4 +235,6 @@ def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str
         end=_nanos(span.get("endTimeUnixNano")),
         first_token=reading.first_token,
         defects=defects,
+        evidence=reading.sources,
+        stream_log=stream_log,
     )

@@ -22,6 +22,7 @@ What the engine path reads differently, and why files go to the Python reader in
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,9 @@ import ibis.expr.types as ir
 
 from slacheck.engine import Engine, EngineSession
 from slacheck.trace import numbers
-from slacheck.trace.conventions import FieldRule, KindRule, table
+from slacheck.trace.conventions import DERIVED_PROVIDER, FieldRule, KindRule, table
+from slacheck.trace.normalise import host_expr
+from slacheck.trace.records import FIRST_TOKEN_END, STREAM_LOG_END, USAGE_SPELLINGS
 from slacheck.trace.schema import BY_NAME, COLUMNS, Kind, SetAside, Status
 from slacheck.trace.status import classify_expr
 
@@ -64,7 +67,7 @@ _SPAN: dict[str, Any] = {
     "endTimeUnixNano": _S,
     "status": {"code": _S, "message": _S},
     "attributes": _ATTRS,
-    "events": [{"name": _S, "attributes": _ATTRS}],
+    "events": [{"name": _S, "timeUnixNano": _S, "attributes": _ATTRS}],
 }
 _SCOPE_SPANS: list[Any] = [{"scope": {"attributes": _ATTRS}, "spans": [_SPAN]}]
 #: one line of the file: an ExportTraceServiceRequest
@@ -450,6 +453,7 @@ def _spans(lines: ir.Table) -> ir.Table:
         exception_type=exception_type,
         exception_message=exception_message,
         attrs=attrs,
+        events=s.sp.events,
     )
 
 
@@ -466,7 +470,7 @@ def _exception_event(events: ir.ArrayValue) -> tuple[ir.StringValue, ir.StringVa
         value = ibis.ifelse(
             m > 0, found[m - 1].value, ibis.null(found.type().value_type.fields["value"])
         )
-        return _value(value).text
+        return _scalar_text(value)  # as written (the Python reader's as_text)
 
     return attribute("exception.type"), attribute("exception.message")
 
@@ -491,7 +495,55 @@ def _scalar_text(v: ir.StructValue) -> ir.StringValue:
     return ibis.coalesce(v.stringValue, v.boolValue, v.intValue, v.doubleValue, v.bytesValue)
 
 
-def _value(v: ir.StructValue) -> _Value:
+def _json_string(text: ir.StringValue, engine: Engine) -> ir.StringValue:
+    """The string a JSON-encoded string holds; null when ``text`` is not JSON."""
+    return _json_get(text, [], engine)
+
+
+def _json_get(text: ir.StringValue, path: list[str], engine: Engine) -> ir.StringValue:
+    """The value at ``path`` (keys) of the JSON in ``text``, as text (a string unquoted, a
+    number as written, an object as JSON); null when absent, JSON null or not JSON."""
+    if engine is Engine.DUCKDB:
+        where = "$" + "".join('."' + p.replace('"', '\\"') + '"' for p in path)
+        return ibis.ifelse(
+            _JSON_VALID(text).fill_null(False),
+            _JSON_EXTRACT_STRING(text, where),
+            ibis.null(dt.string),
+        )
+    where = "$" + "".join("['" + p.replace("'", "\\'") + "']" for p in path)
+    return _GET_JSON_OBJECT(text, where)
+
+
+def _normalised(rule: FieldRule, v: _Value, engine: Engine) -> tuple[_Value, ir.BooleanValue]:
+    """``conventions.normalised``: the value after the rule's normaliser, and whether the
+    source counts as present (a normaliser that finds nothing makes it absent)."""
+    yes: ir.BooleanValue = ibis.literal(True)
+    if rule.normalise is None:
+        return v, yes
+    conv = table()
+    if rule.normalise == "host":
+        host = host_expr(v.text, conv.placeholders)
+        return dataclasses.replace(v, text=host), host.notnull()
+    if rule.normalise == "provider":
+        framework = v.text.notnull() & v.text.lower().isin(list(conv.frameworks))
+        return v, ~framework.fill_null(False)
+    # usage: an object in a JSON string (a kvlistValue is not read by the engine)
+    obj = ibis.ifelse(
+        (v.variant == "string").fill_null(False) & v.text.startswith("{").fill_null(False),
+        v.text,
+        ibis.null(dt.string),
+    )
+    ats: list[ir.StringValue] = []
+    for path in USAGE_SPELLINGS[rule.field]:
+        ats.append(_json_get(obj, [path], engine))  # a flat key first, as records.lookup
+        if "." in path:
+            ats.append(_json_get(obj, path.split("."), engine))
+    count = ibis.coalesce(*ats)
+    found = count.notnull()
+    return dataclasses.replace(v, text=count, is_array=ibis.literal(False)), found
+
+
+def _value(v: ir.StructValue, engine: Engine) -> _Value:
     # the first key present wins, in the Python reader's order
     variant = ibis.cases(
         (v.stringValue.notnull(), "string"),
@@ -505,9 +557,14 @@ def _value(v: ir.StructValue) -> _Value:
     )
     values = v.arrayValue["values"]
     is_array = (variant == "array").fill_null(False)
+    text = _scalar_text(v)
+    # a JSON-encoded string ("\"chat\"") decoded once, as normalise.unquoted does
+    quoted = (variant == "string") & (text.length() > 1) & text.startswith('"') & text.endswith('"')
+    decoded = _json_string(text, engine)
+    text = ibis.ifelse(quoted.fill_null(False), ibis.coalesce(decoded, text), text)
     return _Value(
         present=variant.notnull(),
-        text=ibis.ifelse(variant.isin(["array", "kvlist"]), ibis.null(dt.string), _scalar_text(v)),
+        text=ibis.ifelse(variant.isin(["array", "kvlist"]), ibis.null(dt.string), text),
         is_array=is_array,
         first=_scalar_text(values[0]),
         array_empty=values.fill_null(ibis.literal([], type=values.type())).length() == 0,
@@ -642,7 +699,9 @@ def _convert(rule: FieldRule, v: _Value) -> _Read:
 
 
 def _keys(kinds: Sequence[KindRule], fields: Sequence[FieldRule]) -> list[str]:
-    return list(dict.fromkeys([r.attribute for r in kinds] + [r.attribute for r in fields]))
+    logs = [a for r in table().stream_logs for a in (r.attribute, r.duration)]
+    named = [r.attribute for r in kinds] + [r.attribute for r in fields if r.attribute] + logs
+    return list(dict.fromkeys(named))
 
 
 def canonical(
@@ -651,12 +710,21 @@ def canonical(
     """The canonical columns of unnested spans, as ``otlp._add_span`` and ``SpanRows`` make
     them, driven by the ``otlp`` rows of the conventions table; ``_with_tasks`` then marks the
     tasks."""
-    kinds, fields = table().rows_for("otlp")
+    conv = table()
+    kinds, fields = conv.rows_for("otlp")
     keys = _keys(kinds, fields)
+    events = list(dict.fromkeys(r.event for r in fields if r.event is not None))
     col = {k: f"_a{i}" for i, k in enumerate(keys)}
-    # the last attribute of each name (span over scope over resource, later over earlier)
+    ecol = {e: f"_e{i}" for i, e in enumerate(events)}
+    # the last attribute of each name (span over scope over resource, later over earlier), and
+    # the first event of each name
     s = barrier(s)
-    found = barrier(s.mutate(**{col[k]: s.attrs.filter(lambda a, k=k: a.key == k) for k in keys}))
+    found = barrier(
+        s.mutate(
+            **{col[k]: s.attrs.filter(lambda a, k=k: a.key == k) for k in keys},
+            **{ecol[e]: s.events.filter(lambda x, e=e: x["name"] == e) for e in events},
+        )
+    )
     found = found.mutate(
         **{
             col[k]: ibis.ifelse(
@@ -665,14 +733,22 @@ def canonical(
                 ibis.null(found[col[k]].type().value_type.fields["value"]),
             )
             for k in keys
-        }
-    ).drop("attrs")
+        },
+        **{
+            ecol[e]: ibis.ifelse(
+                found[ecol[e]].length() > 0,
+                found[ecol[e]][0].timeUnixNano,
+                ibis.null(dt.string),
+            )
+            for e in events
+        },
+    ).drop("attrs", "events")
     # each stage is computed once: ``barrier`` makes it a view, so the next stage refers to its
     # columns instead of repeating its expressions at every use (a query of megabytes otherwise)
     found = barrier(found)
     parts: dict[str, ir.Value] = {}
     for k in keys:
-        v = _value(found[col[k]])
+        v = _value(found[col[k]], engine)
         parts |= {f"{col[k]}_{part}": getattr(v, part) for part in _Value.__dataclass_fields__}
     flat = barrier(found.mutate(**parts).drop(*col.values()))
     values = {
@@ -683,21 +759,62 @@ def canonical(
 
     out: dict[str, ir.Value] = {}
     defects: list[ir.StringValue] = []
-    first_token: ir.StringValue | None = None
-    first_token_variant: ir.StringValue | None = None
+    ft_us: ir.IntegerValue = ibis.null(dt.int64)
+    ft_bad: ir.BooleanValue = ibis.literal(False)
     by_field: dict[str, list[FieldRule]] = {}
     for rule in fields:
         by_field.setdefault(rule.field, []).append(rule)
-    # each field: the first rule whose attribute is present; defects in the order of the rules
+    # each rule's value after its normaliser, and whether its source counts as present
+    reads: dict[int, _Read] = {}
+    usable: dict[int, ir.BooleanValue] = {}
+    stamps: dict[int, tuple[ir.IntegerValue, ir.BooleanValue]] = {}
+    # the normalised values are a stage of their own (one column each), so the conversions
+    # below refer to them instead of repeating the JSON and host expressions
+    normal: dict[str, ir.Value] = {}
+    for i, rule in enumerate(fields):
+        if rule.normalise is not None:
+            v, ok = _normalised(rule, values[rule.attribute], engine)
+            normal |= {f"_n{i}_text": v.text, f"_n{i}_ok": v.present & ok}
+    if normal:
+        found = barrier(found.mutate(**normal))
+        values = {
+            k: _Value(**{part: found[f"{col[k]}_{part}"] for part in _Value.__dataclass_fields__})
+            for k in keys
+        }
+    for i, rule in enumerate(fields):
+        if rule.event is not None:
+            raw = found[ecol[rule.event]]
+            us, bad = _nanos_us(raw, engine)
+            text = _strip(raw)
+            unset = raw.isnull() | (text == "") | text.re_search(r"^0+$").fill_null(False)
+            stamps[id(rule)] = (us, bad)
+            usable[id(rule)] = ~unset
+            reads[id(rule)] = _Read(ibis.null(dt.string), ibis.literal(False))
+            continue
+        v = values[rule.attribute]
+        if rule.normalise is not None:
+            usable[id(rule)] = found[f"_n{i}_ok"]
+            v = dataclasses.replace(v, text=found[f"_n{i}_text"])
+            if rule.normalise == "usage":
+                v = dataclasses.replace(v, is_array=ibis.literal(False))
+        else:
+            usable[id(rule)] = v.present
+        reads[id(rule)] = _convert(rule, v)
+        if rule.unit == "timestamp":
+            stamps[id(rule)] = _first_token_us(v.text, v.variant, engine)
+    # each field: the first rule whose source is present; defects in the order of the rules
     winners: dict[int, ir.BooleanValue] = {}
     for rules in by_field.values():
         earlier: ir.BooleanValue = ibis.literal(False)
         for rule in rules:
-            winners[id(rule)] = values[rule.attribute].present & ~earlier
-            earlier = earlier | values[rule.attribute].present
+            winners[id(rule)] = usable[id(rule)] & ~earlier
+            earlier = earlier | usable[id(rule)]
+    sources: dict[str, ir.StringValue] = {}
     for rule in fields:
-        read = _convert(rule, values[rule.attribute])
+        read = reads[id(rule)]
         wins = winners[id(rule)]
+        source = sources.get(rule.field, ibis.null(dt.string))
+        sources[rule.field] = ibis.ifelse(wins, ibis.literal(rule.source), source)
         defects.append(
             ibis.ifelse(
                 wins & read.bad,
@@ -706,15 +823,16 @@ def canonical(
             )
         )
         if rule.unit == "timestamp":
-            v = values[rule.attribute]
-            first_token = ibis.ifelse(wins, read.value, first_token)
-            first_token_variant = ibis.ifelse(wins, v.variant, first_token_variant)
+            us, bad = stamps[id(rule)]
+            ft_us = ibis.ifelse(wins, us, ft_us)
+            ft_bad = ibis.ifelse(wins, bad, ft_bad)
             continue
         cases = out.setdefault(rule.field, ibis.null(_ibis_type(rule.field)))
         out[rule.field] = ibis.ifelse(wins, read.value.cast(_ibis_type(rule.field)), cases)
 
     kind = ibis.literal(str(Kind.OTHER))
     operation = ibis.null(dt.string)
+    kind_source = ibis.null(dt.string)
     for krule in reversed(kinds):
         v = values[krule.attribute]
         hit = v.present
@@ -722,17 +840,50 @@ def canonical(
             hit = hit & (v.text.lower() == krule.value.lower()).fill_null(False)
         kind = ibis.ifelse(hit, ibis.literal(str(krule.kind)), kind)
         operation = ibis.ifelse(hit, ibis.literal(krule.operation, type=dt.string), operation)
+        kind_source = ibis.ifelse(hit, ibis.literal(krule.attribute), kind_source)
+    stream_log: ir.BooleanValue = ibis.literal(False)
+    for slog in conv.stream_logs:
+        v = values[slog.attribute]
+        stream_log = stream_log | (
+            v.present
+            & (v.text.lower() == slog.value.lower()).fill_null(False)
+            & found["name"].startswith(slog.name_prefix).fill_null(False)
+            & values[slog.duration].present
+        )
+    kind = ibis.ifelse(stream_log, ibis.literal(str(Kind.OTHER)), kind)
+    operation = ibis.ifelse(stream_log, ibis.null(dt.string), operation)
+    sources["kind"] = ibis.ifelse(stream_log, ibis.null(dt.string), kind_source)
     out["operation"] = ibis.coalesce(out.get("operation", ibis.null(dt.string)), operation)
+
+    # a call whose sources name no provider: the vendor its endpoint host names (derived)
+    if conv.vendor_hosts and "endpoint" in out:
+        endpoint = out["endpoint"]
+        vendor = ibis.cases(
+            *(
+                (endpoint.re_search(h.regex).fill_null(False), h.provider)
+                for h in conv.vendor_hosts
+            ),
+            else_=ibis.null(dt.string),
+        )
+        provider = out.get("provider", ibis.null(dt.string))
+        derived = provider.isnull() & vendor.notnull()
+        out["provider"] = ibis.coalesce(provider, vendor)
+        sources["provider"] = ibis.ifelse(
+            derived, ibis.literal(DERIVED_PROVIDER), sources.get("provider", ibis.null(dt.string))
+        )
 
     t = found
     start, start_bad = _nanos_us(t.start, engine)
     end, end_bad = _nanos_us(t.end, engine)
-    ft_us, ft_bad = _first_token_us(first_token, first_token_variant, engine)
     defects += [
         _defect(start_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:start_us"),
         _defect(end_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:end_us"),
         _defect(ft_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:ttft_ms"),
     ]
+    # a span that ended before its first token arrived lasted at least until that token
+    late = (ft_us > end).fill_null(False)
+    end = ibis.ifelse(late, ft_us, end)
+    end_source = ibis.ifelse(late, ibis.literal(FIRST_TOKEN_END), ibis.null(dt.string))
     from_first = (ft_us.cast("float64") - start.cast("float64")) / 1000.0
     out["ttft_ms"] = ibis.coalesce(from_first, out.get("ttft_ms", ibis.null(dt.float64)))
 
@@ -759,11 +910,86 @@ def canonical(
     out["source_ref"] = t.source_ref
     joined = ibis.literal(";").join(defects)
     out["defect"] = ibis.ifelse(joined == "", ibis.null(dt.string), joined)
+    # the evidence in two parts, the columns before and after end_us: ``_complete_streams``
+    # puts a call's end between them when a stream log ends it
+    names = [c.name for c in COLUMNS]
+    halves = (names[: names.index("end_us")], names[names.index("end_us") + 1 :])
+    out["evidence"], tail = (_pairs(sources, half) for half in halves)
     return t.select(
         **{
             c.name: out.get(c.name, ibis.null(_ibis_type(c.name))).cast(_ibis_type(c.name))
             for c in COLUMNS
-        }
+        },
+        _stream_log=stream_log,
+        _request_model=out.get("request_model", ibis.null(dt.string)),
+        _evidence_tail=tail,
+        _end_source=end_source,
+    )
+
+
+def _pairs(sources: dict[str, ir.StringValue], names: Sequence[str]) -> ir.StringValue:
+    """``records.evidence_text`` of the ``names`` among ``sources``: null when none."""
+    pairs = [
+        ibis.ifelse(sources[n].notnull(), n + "=" + sources[n], ibis.null(dt.string))
+        for n in names
+        if n in sources
+    ]
+    if not pairs:
+        return ibis.null(dt.string)
+    joined = ibis.literal(";").join(pairs)
+    return ibis.ifelse(joined == "", ibis.null(dt.string), joined)
+
+
+def _complete_streams(t: ir.Table) -> ir.Table:
+    """``records._complete_streams`` in the engine: each stream log ends the model call of its
+    task that ended last at or before the log's time (same requested model where both name
+    one; ties by the larger span id). The call's ``end_us`` becomes the log's time, its
+    duration is recomputed and its evidence says ``end_us=stream_log``."""
+    logs = t.filter(t._stream_log & t.start_us.notnull() & t.task_id.notnull()).select(
+        _lf=t.source_file, _lt=t.task_id, _lid=t.source_ref, _lus=t.start_us, _lm=t._request_model
+    )
+    calls = t.filter((t.kind == str(Kind.LLM)) & ~t._stream_log & t.end_us.notnull()).select(
+        _cf=t.source_file,
+        _ct=t.task_id,
+        _cid=t.source_ref,
+        _cend=t.end_us,
+        _cspan=t.span_id.fill_null(""),
+        _cm=t._request_model,
+    )
+    pairs = logs.join(
+        calls,
+        [
+            logs._lf == calls._cf,
+            logs._lt == calls._ct,
+            calls._cend <= logs._lus,
+            logs._lm.isnull() | calls._cm.isnull() | (logs._lm == calls._cm),
+        ],
+    )
+    rank = ibis.row_number().over(
+        group_by=[pairs._lf, pairs._lid], order_by=[ibis.desc(pairs._cend), ibis.desc(pairs._cspan)]
+    )
+    pairs = pairs.mutate(_rank=rank)
+    chosen = pairs.filter(pairs._rank == 0)
+    ends = chosen.group_by(["_cf", "_cid"]).aggregate(_new_end=chosen._lus.max())
+    j = t.left_join(ends, [t.source_file == ends._cf, t.source_ref == ends._cid])
+    done = j._new_end.notnull()
+    end = ibis.coalesce(j._new_end, j.end_us)
+    mark = ibis.ifelse(done, ibis.literal("end_us=" + STREAM_LOG_END), "end_us=" + j._end_source)
+    joined = ibis.literal(";").join([j.evidence, mark, j._evidence_tail])
+    evidence = ibis.ifelse(joined == "", ibis.null(dt.string), joined)
+    return j.select(
+        *[
+            end.name("end_us")
+            if c.name == "end_us"
+            else ibis.ifelse(
+                done, (end.cast("float64") - j.start_us.cast("float64")) / 1000.0, j.duration_ms
+            ).name("duration_ms")
+            if c.name == "duration_ms"
+            else evidence.name("evidence")
+            if c.name == "evidence"
+            else j[c.name]
+            for c in COLUMNS
+        ]
     )
 
 
@@ -845,7 +1071,22 @@ def _unix_micros(x: dt.timestamp) -> dt.int64:
     """Spark's microseconds since the epoch."""
 
 
+def _json_valid(x: str) -> bool:  # type: ignore[empty-body]
+    """DuckDB's JSON check."""
+
+
+def _json_extract_string(x: str, path: str) -> str:  # type: ignore[empty-body]
+    """DuckDB's JSON value as text."""
+
+
+def _get_json_object(x: str, path: str) -> str:  # type: ignore[empty-body]
+    """Spark's JSON value as text."""
+
+
 _builtin: Any = ibis.udf.scalar.builtin
+_JSON_VALID = _builtin(_json_valid, name="json_valid")
+_JSON_EXTRACT_STRING = _builtin(_json_extract_string, name="json_extract_string")
+_GET_JSON_OBJECT = _builtin(_get_json_object, name="get_json_object")
 _HEX = _builtin(_hex, name="hex")
 _EPOCH_US: dict[Engine, Any] = {
     Engine.DUCKDB: _builtin(_epoch_us, name="epoch_us"),
@@ -895,7 +1136,8 @@ def _status(
 
 def _with_tasks(t: ir.Table) -> ir.Table:
     """``records._with_tasks`` per file: a root span (no parent in its own file) of kind other
-    is the task."""
+    is the task (after ``_complete_streams``)."""
+    t = _complete_streams(t)
     keys = t.select(
         _f=t.source_file, _t=t.task_id, _s=t.span_id, _here=ibis.literal(True)
     ).distinct()

@@ -292,24 +292,37 @@ _CACHED_TOKENS = (
 )
 
 
-def read_usage(sources: Iterable[object], defects: list[str]) -> dict[str, Any]:
+#: how a usage object spells each count, in order of preference (OpenAI, LangChain, Langfuse,
+#: Vercel): the JSON readers' usage objects and the conventions' ``normalise: usage`` rows
+USAGE_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "input_tokens": _INPUT_TOKENS,
+    "output_tokens": _OUTPUT_TOKENS,
+    "cached_tokens": _CACHED_TOKENS,
+}
+
+
+def read_usage(
+    sources: Iterable[object],
+    defects: list[str],
+    evidence: dict[str, str] | None = None,
+    names: Sequence[str] = (),
+) -> dict[str, Any]:
     """Token counts from usage objects, in order of preference (OpenAI, LangChain, Langfuse
-    spellings). Only counts the source wrote are returned."""
+    spellings). Only counts the source wrote are returned; ``evidence`` (when given) gets the
+    ``names`` entry of the source each count came from."""
     found: dict[str, object] = {}
-    for source in sources:
+    for index, source in enumerate(sources):
         if not isinstance(source, Mapping):
             continue
-        for field, paths in (
-            ("input_tokens", _INPUT_TOKENS),
-            ("output_tokens", _OUTPUT_TOKENS),
-            ("cached_tokens", _CACHED_TOKENS),
-        ):
+        for field, paths in USAGE_SPELLINGS.items():
             if field in found:
                 continue
             for path in paths:
                 value = lookup(source, path)
                 if value is not None:
                     found[field] = value
+                    if evidence is not None and index < len(names):
+                        evidence[field] = names[index]
                     break
     return {f: count_or_defect(v, f, defects) for f, v in found.items()}
 
@@ -388,7 +401,9 @@ def error_class(text: object) -> str | None:
 # -- assembly -----------------------------------------------------------------------------------
 
 #: Columns a reader fills directly; timestamps, durations and provenance are computed here.
-_COMPUTED = frozenset({"start_us", "end_us", "duration_ms", "source_file", "source_ref", "defect"})
+_COMPUTED = frozenset(
+    {"start_us", "end_us", "duration_ms", "source_file", "source_ref", "defect", "evidence"}
+)
 _FILLED = tuple(name for name in BY_NAME if name not in _COMPUTED)
 
 
@@ -407,6 +422,8 @@ class SpanRows:
         self._times: dict[str, list[object]] = {"start": [], "end": [], "first_token": []}
         self._refs: list[str] = []
         self._defects: list[list[str]] = []
+        self._evidence: list[dict[str, str]] = []
+        self._stream_log: list[bool] = []
 
     def add(
         self,
@@ -417,6 +434,8 @@ class SpanRows:
         end: object,
         first_token: object = None,
         defects: Sequence[str] = (),
+        evidence: Mapping[str, str] | None = None,
+        stream_log: bool = False,
     ) -> None:
         unknown = fields.keys() - self._columns.keys()
         if unknown:
@@ -428,6 +447,8 @@ class SpanRows:
         self._times["first_token"].append(first_token)
         self._refs.append(ref)
         self._defects.append(list(defects))
+        self._evidence.append(dict(evidence or {}))
+        self._stream_log.append(stream_log)
 
     def table(self) -> pa.Table:
         """The canonical table, through ``schema.conform``."""
@@ -442,6 +463,14 @@ class SpanRows:
             }
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise TraceInputError([problem(path, f"a value has the wrong type: {exc}")]) from None
+        # a span that ended before its first token arrived (a stream's span closed when the
+        # generator was handed back) lasted at least until that token
+        late = first_ok & end_ok & (first > end)
+        for i in np.flatnonzero(late).tolist():
+            end[i] = first[i]
+            self._evidence[i]["end_us"] = FIRST_TOKEN_END
+        if any(self._stream_log):
+            _complete_streams(self, start, start_ok, end, end_ok)
         both = start_ok & end_ok
         columns["start_us"] = pa.array(start, mask=~start_ok)
         columns["end_us"] = pa.array(end, mask=~end_ok)
@@ -457,10 +486,63 @@ class SpanRows:
         columns["defect"] = pa.array(
             [";".join(d) if d else None for d in self._defects], type=pa.string()
         )
+        columns["evidence"] = pa.array([evidence_text(e) for e in self._evidence], type=pa.string())
         try:
             return conform(pa.table(columns))
         except (ValueError, pa.ArrowInvalid) as exc:
             raise TraceInputError([problem(path, f"cannot build the span table: {exc}")]) from None
+
+
+#: the ``evidence`` source of a call's end taken from the log written after its stream
+STREAM_LOG_END = "stream_log"
+#: the ``evidence`` source of a span's end moved to its first token, recorded after the end
+FIRST_TOKEN_END = "first_token"
+
+
+def _complete_streams(
+    rows: SpanRows,
+    start: np.ndarray[Any, np.dtype[np.int64]],
+    start_ok: np.ndarray[Any, np.dtype[np.bool_]],
+    end: np.ndarray[Any, np.dtype[np.int64]],
+    end_ok: np.ndarray[Any, np.dtype[np.bool_]],
+) -> None:
+    """Each log record written after a streamed call (``stream_log``) ends the model call of
+    its task that ended last at or before the log's time (the same requested model where both
+    name one; ties by the larger span id): the call's end becomes the log's time, since the
+    span itself ended at the response headers. ``end`` and ``end_ok`` are changed in place.
+    ``otlp_engine._complete_streams`` is the same rule in the engine."""
+    cols = rows._columns
+    task = [str(t).lower() if t is not None else None for t in cols["task_id"]]
+    span = [str(x).lower() if x is not None else "" for x in cols["span_id"]]
+    model = cols["request_model"]
+    calls = [
+        j
+        for j, kind in enumerate(cols["kind"])
+        if kind == str(Kind.LLM) and not rows._stream_log[j] and end_ok[j]
+    ]
+    new_end: dict[int, int] = {}
+    for i, is_log in enumerate(rows._stream_log):
+        if not is_log or not start_ok[i] or task[i] is None:
+            continue
+        candidates = [
+            j
+            for j in calls
+            if task[j] == task[i]
+            and end[j] <= start[i]
+            and (model[i] is None or model[j] is None or model[i] == model[j])
+        ]
+        if candidates:
+            chosen = max(candidates, key=lambda j: (int(end[j]), span[j]))
+            new_end[chosen] = max(new_end.get(chosen, int(start[i])), int(start[i]))
+    for j, at in new_end.items():
+        end[j] = at
+        rows._evidence[j]["end_us"] = STREAM_LOG_END
+
+
+def evidence_text(sources: Mapping[str, str]) -> str | None:
+    """The ``evidence`` column's text: ``field=source`` pairs in column order, or None."""
+    pairs = [f"{name}={sources[name]}" for name in BY_NAME if name in sources]
+    return ";".join(pairs) or None
 
 
 def _array(values: list[Any], type_: pa.DataType) -> pa.Array:

@@ -171,6 +171,15 @@ COLUMNS: tuple[Column, ...] = (
         "Set by a reader when part of the row could not be parsed: a `SetAside` reason "
         "and the field, e.g. `unparseable_timestamp:start_us`. Null for a clean row.",
     ),
+    Column(
+        "evidence",
+        pa.string(),
+        "",
+        "Which source filled each fact a convention supplied, as `field=source` pairs joined "
+        "by `;` in column order (`provider=gen_ai.system;endpoint=server.address`); a source "
+        "is an attribute or key, `event:<name>`, or `derived:endpoint` for a provider named by "
+        "the endpoint host. Null when no convention supplied a fact (tables, generated spans).",
+    ),
 )
 
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
