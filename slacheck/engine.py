@@ -283,7 +283,7 @@ class EngineSession:
     def _duckdb(self) -> BaseBackend:
         import ibis
 
-        con = ibis.duckdb.connect(self.config.duckdb_file or ":memory:")
+        con = duckdb_connect(self.config.duckdb_file or ":memory:")
         limit = self.config.duckdb_memory
         try:
             con.raw_sql(f"SET memory_limit = '{limit}'")
@@ -302,6 +302,23 @@ class EngineSession:
         import ibis  # after PySpark: without it, ibis.pyspark itself fails to import
 
         return ibis.pyspark.connect(session)
+
+
+def duckdb_connect(path: str = ":memory:") -> BaseBackend:
+    """An Ibis DuckDB connection that reads the SQL Ibis writes.
+
+    Ibis 12 (through sqlglot < 28) writes array lambdas as ``x -> ...``; DuckDB 2 refuses that
+    spelling unless ``lambda_syntax`` allows it, and DuckDB before 1.3 has no such setting (and
+    accepts the arrow). pyproject.toml keeps DuckDB below the release that drops the arrow.
+    """
+    import ibis
+
+    con = ibis.duckdb.connect(path)
+    try:
+        con.raw_sql("SET lambda_syntax = 'ENABLE_SINGLE_ARROW'")
+    except Exception:  # DuckDB < 1.3: no such setting, and the arrow is its only spelling
+        pass
+    return con
 
 
 @functools.cache

@@ -61,13 +61,22 @@ class Convention(_Row):
 
 class KindRule(_Row):
     """A span is ``kind`` (and, unless it names its own, ``operation``) when ``attribute`` has
-    ``value`` (compared without case), or is present when no value is given."""
+    ``value`` (compared without case), or is present when no value is given; with
+    ``name_suffix``, only a span whose name ends so (compared without case): a framework's
+    helper method that its instrumentation records with a model call's kind."""
 
     convention: str
     attribute: str
     value: str | None = None
+    name_suffix: str | None = None
     kind: Kind
     operation: str | None = None
+
+    def names(self, name: str | None) -> bool:
+        """Whether the span name ``name`` meets the row's ``name_suffix`` (always, without)."""
+        if self.name_suffix is None:
+            return True
+        return (name or "").lower().endswith(self.name_suffix.lower())
 
 
 class FieldRule(_Row):
@@ -347,18 +356,20 @@ def normalised(rule: FieldRule, value: object) -> object:
 
 
 def classify(
-    attributes: Mapping[str, object], rules: Collection[KindRule]
+    attributes: Mapping[str, object], rules: Collection[KindRule], name: str | None = None
 ) -> tuple[Kind, str | None] | None:
     """The kind (and operation) of the first rule that matches, or None."""
-    found = classify_rule(attributes, rules)
+    found = classify_rule(attributes, rules, name)
     return None if found is None else (found.kind, found.operation)
 
 
-def classify_rule(attributes: Mapping[str, object], rules: Collection[KindRule]) -> KindRule | None:
-    """The first kind rule that matches ``attributes``, or None."""
+def classify_rule(
+    attributes: Mapping[str, object], rules: Collection[KindRule], name: str | None = None
+) -> KindRule | None:
+    """The first kind rule that matches ``attributes`` (and the span name ``name``), or None."""
     for rule in rules:
         value = unquoted(lookup(attributes, rule.attribute))
-        if value is None:
+        if value is None or not rule.names(name):
             continue
         if rule.value is None or str(value).lower() == rule.value.lower():
             return rule
@@ -412,11 +423,13 @@ def read_span(
     defects: list[str],
     skip: Collection[str] = (),
     events: Mapping[str, object] | None = None,
+    name: str | None = None,
 ) -> tuple[Reading, tuple[Kind, str | None] | None]:
-    """A span's fields and its kind (None when no convention claims it) by the ``fmt`` rows."""
+    """A span's fields and its kind (None when no convention claims it) by the ``fmt`` rows;
+    ``name`` is the span's name, for the rows that ask for one."""
     kinds, fields = table().rows_for(fmt)
     reading = read_fields(attributes, fields, defects, skip, events)
-    rule = classify_rule(attributes, kinds)
+    rule = classify_rule(attributes, kinds, name)
     if rule is None:
         return reading, None
     reading.sources["kind"] = rule.attribute

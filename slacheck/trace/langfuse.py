@@ -90,7 +90,11 @@ def _add_observation(rows: SpanRows, ref: str, observation: dict[str, Any]) -> N
     # token counts only from Langfuse's own usage: agent spans repeat their children's sums in
     # gen_ai.usage.* attributes, and Langfuse does not count them
     otel, claimed = read_span(
-        _metadata_attributes(observation.get("metadata")), "otlp", defects, skip=_TOKEN_FIELDS
+        _metadata_attributes(observation.get("metadata")),
+        "otlp",
+        defects,
+        skip=_TOKEN_FIELDS,
+        name=as_text(observation.get("name")),
     )
     fields = otel.fields
     sources = otel.sources

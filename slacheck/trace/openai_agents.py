@@ -87,7 +87,12 @@ def _add_span(rows: SpanRows, ref: str, span: dict[str, Any]) -> None:
     error = decode_embedded(span.get("error"))
     failed = error is not None and error != {}
     message = as_text(error.get("message")) if isinstance(error, dict) else as_text(error)
-    set_status(fields, failed=failed, message=message)
+    # SpanError(message, data): the SDK's own words ("Error getting response") in message, the
+    # vendor's exception as text in data.error ("Error code: 404 - ..."; the corpus recording,
+    # openai-agents 0.24)
+    data = decode_embedded(error.get("data")) if isinstance(error, dict) else None
+    detail = as_text(data.get("error")) if isinstance(data, dict) else None
+    set_status(fields, failed=failed, message=message, exception=(None, detail))
     fields["kind"] = str(kind)
     fields["task_id"] = as_text(span.get("trace_id"))
     fields["span_id"] = as_text(span.get("id"))

@@ -207,7 +207,9 @@ def _add_span(rows: SpanRows, ref: str, span: dict[str, Any], resource: dict[str
     attributes = {**resource, **_attributes(span.get("attributes"))}
     name = as_text(span.get("name"))
     # the conventions table decides which attributes fill which field, and the span's kind
-    reading, claimed = read_span(attributes, "otlp", defects, events=_events(span.get("events")))
+    reading, claimed = read_span(
+        attributes, "otlp", defects, events=_events(span.get("events")), name=name
+    )
     fields = reading.fields
     derive_provider(fields, reading.sources)
     kind, operation = claimed or (Kind.OTHER, None)

@@ -838,6 +838,9 @@ def canonical(
         hit = v.present
         if krule.value is not None:
             hit = hit & (v.text.lower() == krule.value.lower()).fill_null(False)
+        if krule.name_suffix is not None:
+            suffix = krule.name_suffix.lower()
+            hit = hit & found["name"].lower().endswith(suffix).fill_null(False)
         kind = ibis.ifelse(hit, ibis.literal(str(krule.kind)), kind)
         operation = ibis.ifelse(hit, ibis.literal(krule.operation, type=dt.string), operation)
         kind_source = ibis.ifelse(hit, ibis.literal(krule.attribute), kind_source)
