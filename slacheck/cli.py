@@ -169,12 +169,12 @@ class CliSays(MessageCode):
     COMPUTING_CLAIM = NC_("cli.status.claim", "computing the claim…")
     RUNNING_DEMO = NC_("cli.status.demo", "running the demo…")
     PROGRESS = NC_("cli.status.progress", "{step}…")
-    PROGRESS_READ = NC_("cli.progress.read", "files {done}/{total}, {rows} rows, {rate} spans/s")
+    PROGRESS_READ = NC_("cli.progress.read", "files {done}/{total}, {rows}, {rate} spans/s")
     PROGRESS_READ_LEFT = NC_(
         "cli.progress.read_left",
-        "files {done}/{total}, {rows} rows, {rate} spans/s, about {time} left",
+        "files {done}/{total}, {rows}, {rate} spans/s, about {time} left",
     )
-    PROGRESS_QUALITY = NC_("cli.progress.quality", "{rows} rows read, checking them")
+    PROGRESS_QUALITY = NC_("cli.progress.quality", "{rows} read, checking them")
     PROGRESS_CHECKS = NC_("cli.progress.checks", "checks {done}/{total}: {item}")
     PROGRESS_CHECKS_DONE = NC_("cli.progress.checks_done", "checks {done}/{total}")
     GENERATING = NC_("cli.status.generating", "generating {tasks} over {days}…")
@@ -258,7 +258,7 @@ class _ProgressLine:
             figures = {
                 "done": step.done,
                 "total": step.total,
-                "rows": f"{step.rows:,}",
+                "rows": CliSays.ROWS(n=step.rows),
                 "rate": f"{step.rows / elapsed:,.0f}",
             }
             if step.bytes_total and 0 < step.bytes_done < step.bytes_total:
@@ -267,7 +267,7 @@ class _ProgressLine:
                 return CliSays.PROGRESS_READ_LEFT(**figures, time=f"{minutes}:{seconds:02d}")
             return CliSays.PROGRESS_READ(**figures)
         if step.stage is Stage.QUALITY:
-            return CliSays.PROGRESS_QUALITY(rows=f"{step.rows:,}")
+            return CliSays.PROGRESS_QUALITY(rows=CliSays.ROWS(n=step.rows))
         if step.item is None:
             return CliSays.PROGRESS_CHECKS_DONE(done=step.done, total=step.total)
         return CliSays.PROGRESS_CHECKS(done=step.done, total=step.total, item=step.item)

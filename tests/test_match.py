@@ -316,9 +316,15 @@ def test_client_only_server_processing_is_partial_and_only_met_provable(
 def test_to_markdown_puts_schema_changes_first(checked: Callable[..., FieldCheck]) -> None:
     check = checked("ttft_ms")
     md = fields_markdown(check)
-    lines = md.splitlines()
+    table, _, notes = md.partition("\n\n")
+    lines = table.splitlines()
     assert lines[0] == "| # | item | numerator | denominator | ratio | criterion | status | fix |"
     assert len(lines) == 2 + 8
+    # below the table, a line per note: the lost calls, and the status notes (the traffic's
+    # gateway cache hits, counted and with their reading)
+    said = [*check.losses.notes(whole_period=True), *check.status_notes]
+    assert len(notes.splitlines()) == len(said) > 0
+    assert all(line.startswith("- ") for line in notes.splitlines())
     assert lines[2].startswith("| 5 | contracted measurement point | 0 | ")
     assert "not measurable" in lines[2] and "gen_ai.response.time_to_first_chunk" in lines[2]
     assert [ln.split("|")[1].strip() for ln in lines[3:]] == ["1", "2", "3", "4", "6", "7", "8"]
