@@ -256,7 +256,7 @@ credits:
 """,
         zone="Asia/Shanghai",
     )
-    t = traces(tmp_path, [{"start": "2026-07-10T00:00:00Z", "status": "error"}])
+    t = traces(tmp_path, [{"start": "2026-07-10T00:00:00Z", "status": "vendor_error"}])
     m = Metering(c, t)
     assert c.credits is not None
     assert m.claim_deadline(c.credits, parse_period("2026-07", c.zone)) == dt.date(2026, 8, 30)
@@ -509,6 +509,8 @@ def test_every_verdict_says_which_readings_it_used(tmp_path: Path) -> None:
         "model_scope",
         "per_task_rate_counts",
         "at_the_limit",
+        "unclassified_failures",
+        "cache_hits",
     }
 
 
