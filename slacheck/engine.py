@@ -11,6 +11,7 @@ run is silent on stderr (no JVM log lines, no stage progress bars) unless ``verb
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import re
@@ -281,8 +282,6 @@ class EngineSession:
         return f"slacheck_t_{uuid.uuid4().hex}"
 
     def _duckdb(self) -> BaseBackend:
-        import ibis
-
         con = duckdb_connect(self.config.duckdb_file or ":memory:")
         limit = self.config.duckdb_memory
         try:
@@ -314,10 +313,9 @@ def duckdb_connect(path: str = ":memory:") -> BaseBackend:
     import ibis
 
     con = ibis.duckdb.connect(path)
-    try:
+    # DuckDB < 1.3 has no such setting, and the arrow is its only spelling
+    with contextlib.suppress(Exception):
         con.raw_sql("SET lambda_syntax = 'ENABLE_SINGLE_ARROW'")
-    except Exception:  # DuckDB < 1.3: no such setting, and the arrow is its only spelling
-        pass
     return con
 
 
