@@ -379,6 +379,8 @@ _CON: list[Any] = []
 @settings(max_examples=25, deadline=None)
 @given(st.lists(_URLS, min_size=1, max_size=40))
 def test_host_expression_is_the_python_normaliser(urls: list[str]) -> None:
+    import ibis
+
     from slacheck.engine import duckdb_connect
 
     if not _CON:
