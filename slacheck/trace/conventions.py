@@ -484,6 +484,8 @@ def rows() -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for k in t.kinds:
         match = k.attribute + (f" = {k.value}" if k.value is not None else " (present)")
+        if k.name_suffix is not None:
+            match += f", span name ending {k.name_suffix}"
         target = f"kind {k.kind}" + (f", operation {k.operation}" if k.operation else "")
         out.append(_record(t, k.convention, match, target, "", ""))
     for f in t.fields:
