@@ -151,7 +151,8 @@ class LatencySays(MessageCode):
     )
     SUBTREE = NC_(
         "check.latency.subtree",
-        "tasks whose root is not in the export count with their subtree's time, a lower bound",
+        "tasks not recorded whole (their root is not in the export, or a span of theirs has no "
+        "end) count with the time recorded, a lower bound",
     )
     MIXED = NC_(
         "check.latency.mixed",
@@ -160,10 +161,10 @@ class LatencySays(MessageCode):
     )
     MIXED_SUBTREE = NPC_(
         "check.latency.mixed_subtree",
-        "{field} recorded for {n} of {ok} answered task in scope: the others count with their "
-        "exported subtree's {field}, a lower bound",
-        "{field} recorded for {n} of {ok} answered tasks in scope: the others count with their "
-        "exported subtree's {field}, a lower bound",
+        "{field} recorded for {n} of {ok} answered task in scope: the others (an exported "
+        "subtree, or a span with no end) count with the time recorded, a lower bound",
+        "{field} recorded for {n} of {ok} answered tasks in scope: the others (an exported "
+        "subtree, or a span with no end) count with the time recorded, a lower bound",
         count="ok",
     )
     NEITHER = NPC_(
@@ -534,9 +535,10 @@ def _task_units(ctx: CheckContext, scoped: ir.Table) -> Units:
     )
     tasks = ctx.tasks.inner_join(per_task, "task_id")
     j = tasks.left_join(root_failed, tasks.task_id == root_failed.task_id).drop("task_id_right")
-    # an exported subtree (no root in the export) is part of its task: its time is a lower
-    # bound on the task's, counted as a bound (see _mixed), never as the task's time
-    subtree = (j.task_source == str(derive.TaskSource.SUBTREE)).fill_null(False)
+    # an exported subtree (no root in the export) is part of its task, and a task with a span
+    # still open is longer than what is recorded: either time is a lower bound on the task's,
+    # counted as a bound (see _mixed), never as the task's time
+    subtree = j.task_source.isin([str(x) for x in derive.LOWER_BOUND_SOURCES]).fill_null(False)
     whole = ibis.ifelse(subtree, _NULL_FLOAT, j.task_ms.cast("float64"))
     part = ibis.ifelse(subtree, j.task_ms.cast("float64"), _NULL_FLOAT)
     # readings.excluded_calls_in_task_terms: remove_task (default) takes a task with an excluded

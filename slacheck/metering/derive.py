@@ -8,7 +8,9 @@ Derivations (each records where its value came from, so a report can say "derive
 - network time: recorded ``network_ms``, else client duration − server processing − queue;
 - model time: server processing when recorded, else client duration − network − queue;
 - task time (``tasks``): one root span → its duration; several roots → first start to last end;
-  an exported subtree (no root) → its envelope, flagged ``subtree``; see ``TaskSource``;
+  an exported subtree (no root) → its envelope, flagged ``subtree``; a task whose only rows set
+  aside are spans without an end → the envelope of what is recorded, ``unended``; the last two
+  are lower bounds; see ``TaskSource``;
 - tokens per second: output tokens over the whole request, or over the generation after the
   first token (duration − time to first token);
 - model identity: resource paths and dated snapshots are stripped (``gpt-4o-2024-08-06`` →
@@ -56,6 +58,7 @@ from slacheck.names import region_key as region_key
 from slacheck.trace.conventions import table
 from slacheck.trace.ingest import Traces
 from slacheck.trace.normalise import host_expr, host_of
+from slacheck.trace.schema import SetAside
 from slacheck.trace.status import status_class_expr
 
 _LOCATION = r"locations/([A-Za-z0-9_-]+)"
@@ -518,8 +521,16 @@ class TaskSource(StrEnum):
     ROOT_SPAN = "root_span"
     #: several root spans: the first start to the last end of the task's spans
     ROOTS_ENVELOPE = "roots_envelope"
-    #: no root in the export (an exported subtree): first start to last end, flagged partial
+    #: no root in the export (an exported subtree): first start to last end, a lower bound
     SUBTREE = "subtree"
+    #: a span of the task has a start and no end (``missing_end``), every other row usable: the
+    #: first start to the last time recorded (an end, or that span's start), a lower bound
+    UNENDED = "unended"
+
+
+#: task times that are lower bounds on the task's: they can prove an ``at_most`` term breached,
+#: never met
+LOWER_BOUND_SOURCES: tuple[TaskSource, ...] = (TaskSource.SUBTREE, TaskSource.UNENDED)
 
 
 def tasks(traces: Traces) -> ir.Table:
@@ -528,8 +539,11 @@ def tasks(traces: Traces) -> ir.Table:
     The task-time rule: one root span (no parent) gives its duration; several roots give the
     first start to the last end of the task's spans (as Langfuse's trace latency does); a task
     whose root is not in the export (a subtree) gives its spans' envelope, flagged
-    ``subtree`` (partial). An envelope is taken only when no row of the task was set aside (a
-    lost span could lie at its edge); otherwise the task has no time.
+    ``subtree``, a lower bound. An envelope is taken only when no row of the task was set aside
+    (a lost span could lie at its edge), with one exception: spans set aside only for having no
+    end (``missing_end``, still open when exported) have a start, and the envelope of what is
+    recorded — their starts included — is a lower bound on the task's time (``unended``).
+    Otherwise the task has no time.
     """
     t = traces.spans
     is_root = t.parent_span_id.isnull()
@@ -547,27 +561,39 @@ def tasks(traces: Traces) -> ir.Table:
     )
     bad = traces.set_aside_rows
     bad = bad.filter(bad.task_id.notnull())
-    lost = bad.group_by("task_id").aggregate(set_aside=bad.count())
+    open_ = (bad._reason == str(SetAside.MISSING_END)).fill_null(False)
+    lost = bad.group_by("task_id").aggregate(
+        set_aside=bad.count(),
+        unended=open_.sum(),
+        open_lo_us=open_.ifelse(bad.start_us, None).min(),
+        open_hi_us=open_.ifelse(bad.start_us, None).max(),
+    )
     j = per.left_join(lost, per.task_id == lost.task_id).drop("task_id_right")
     set_aside = j.set_aside.fill_null(0)
     complete = (j.orphans == 0) & (set_aside == 0)
     envelope = (j.last_end_us - j.first_start_us).cast("float64") / 1000.0
     one_root = j.roots == 1
     whole = set_aside == 0
+    only_open = (set_aside > 0) & (j.unended.fill_null(0) == set_aside)
+    lo = ibis.ifelse(j.open_lo_us < j.first_start_us, j.open_lo_us, j.first_start_us)
+    hi = ibis.ifelse(j.open_hi_us > j.last_end_us, j.open_hi_us, j.last_end_us)
+    recorded = (hi - lo).cast("float64") / 1000.0
     none = ibis.null().cast("string")
     return j.mutate(
         set_aside=set_aside,
         complete=complete,
-        start_us=ibis.ifelse(one_root, j.root_start_us, j.first_start_us),
+        start_us=ibis.cases((one_root, j.root_start_us), (only_open, lo), else_=j.first_start_us),
         task_ms=ibis.cases(
             (one_root, j.root_ms),
             (whole, envelope),
+            (only_open, recorded),
             else_=ibis.null().cast("float64"),
         ),
         task_source=ibis.cases(
             (one_root, str(TaskSource.ROOT_SPAN)),
             (whole & (j.roots > 1), str(TaskSource.ROOTS_ENVELOPE)),
             (whole & (j.roots == 0), str(TaskSource.SUBTREE)),
+            (only_open, str(TaskSource.UNENDED)),
             else_=none,
         ),
     )

@@ -97,6 +97,7 @@ class Name(MessageCode):
     PART_GAPS = NC_("name.part.gaps", "unaccounted gaps")
     SET_ASIDE_MISSING_ID = NC_("name.set_aside.missing_id", "missing task or span id")
     SET_ASIDE_MISSING_TIMESTAMP = NC_("name.set_aside.missing_timestamp", "missing timestamp")
+    SET_ASIDE_MISSING_END = NC_("name.set_aside.missing_end", "start recorded, no end")
     SET_ASIDE_UNPARSEABLE_TIMESTAMP = NC_(
         "name.set_aside.unparseable_timestamp", "unparseable timestamp"
     )

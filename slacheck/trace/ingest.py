@@ -509,11 +509,9 @@ def reason_expr(t: ir.Table) -> ir.StringValue:
     return ibis.cases(
         (t.defect.notnull(), defect_reason),
         (missing_id, ibis.literal(str(SetAside.MISSING_ID))),
-        (
-            t.start_us.isnull() | t.end_us.isnull(),
-            ibis.literal(str(SetAside.MISSING_TIMESTAMP)),
-        ),
+        (t.start_us.isnull(), ibis.literal(str(SetAside.MISSING_TIMESTAMP))),
         *_out_of_range(t),
+        (t.end_us.isnull(), ibis.literal(str(SetAside.MISSING_END))),
         (t.end_us < t.start_us, ibis.literal(str(SetAside.END_BEFORE_START))),
         (tokens_negative, ibis.literal(str(SetAside.NEGATIVE_TOKENS))),
         *_impossible_values(t),

@@ -56,6 +56,11 @@ class SetAside(StrEnum):
 
     MISSING_ID = "missing_id"
     MISSING_TIMESTAMP = "missing_timestamp"
+    #: a start and no end: a span still open when exported (a call never answered, or a
+    #: Langfuse observation without ``endTime``). The row has no duration and no outcome, so
+    #: it is set aside; its start still counts in its task's recorded time, a lower bound
+    #: (``metering.derive.TaskSource.UNENDED``)
+    MISSING_END = "missing_end"
     UNPARSEABLE_TIMESTAMP = "unparseable_timestamp"
     UNPARSEABLE_NUMBER = "unparseable_number"
     END_BEFORE_START = "end_before_start"
