@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
 import http.server
 import os
 import re
@@ -31,6 +32,7 @@ from slacheck.render.documents import (
     DocFormat,
     ReportInputs,
     Traffic,
+    contract_sha256,
     format_for,
     prepare_accept,
     prepare_report,
@@ -207,6 +209,35 @@ def test_weak_contract_renders_missing_clauses() -> None:
 
 # ---------------------------------------------------------------------------------------------
 # reproducibility
+
+
+_HASH = re.compile(r"\b[0-9a-f]{64}\b")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_hash_the_report_prints_is_reproducible(
+    report_inputs: ReportInputs, traces: Traces, render: Render, lang: str
+) -> None:
+    """Each SHA-256 beside a file name is ``hashlib`` of that file's bytes as given (what
+    ``sha256sum`` prints); the contract's canonical-form hash appears only where it is labelled
+    as such."""
+    files = {
+        hashlib.sha256(CONTRACT.read_bytes()).hexdigest(): CONTRACT.name,
+        report_inputs.evidence.sha256: "evidence CSV",
+        **{hashlib.sha256(Path(s.path).read_bytes()).hexdigest(): s.path for s in traces.sources},
+    }
+    canonical = contract_sha256(report_inputs.contract)
+    assert canonical not in files  # the two hashes differ: the test can tell them apart
+    text = render("report", lang, "md").decode("utf-8")
+    seen: set[str] = set()
+    for line in text.splitlines():
+        for h in _HASH.findall(line):
+            seen.add(h)
+            if h == canonical:
+                assert "canonical" in line or "规范化" in line, line
+            else:
+                assert h in files, f"{h} reproduces from no input file: {line}"
+    assert set(files) <= seen, "an input's hash is missing from the report"
 
 
 def test_same_inputs_same_bytes(

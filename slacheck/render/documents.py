@@ -278,19 +278,31 @@ class Input:
 def _inputs(
     contract: Contract, contract_file: Path | None, sources: Sequence[SourceFile]
 ) -> tuple[Input, ...]:
-    # one contract hash in every document: the canonical one (see ``contract_sha256``), so the
-    # same contract gives the same hash however its YAML is laid out
-    first = Input(
-        contract_file.name if contract_file is not None else contract.contract.id,
-        "contract",
-        None,
-        contract_sha256(contract),
-    )
+    """The evidence appendix's inputs, each with a hash anyone can reproduce: the contract
+    file's and each trace file's SHA-256 of its bytes as given (``sha256sum`` gives the same).
+    Without a readable contract file, the contract's canonical JSON hash, labelled as such."""
+    digest = _file_sha256(contract_file) if contract_file is not None else None
+    if contract_file is not None and digest is not None:
+        first = Input(contract_file.name, "contract", None, digest)
+    else:
+        first = Input(contract.contract.id, "contract_canonical", None, contract_sha256(contract))
     traces = sorted(
         (Input(Path(s.path).name, s.format, s.rows, s.sha256) for s in sources),
         key=lambda i: (i.name, i.sha256),
     )
     return (first, *traces)
+
+
+def _file_sha256(path: Path) -> str | None:
+    """SHA-256 of the file's bytes, or None when it can no longer be read."""
+    h = hashlib.sha256()
+    try:
+        with path.open("rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
 
 
 def _short_example(text: str, sources: Sequence[SourceFile]) -> str:
