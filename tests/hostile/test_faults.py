@@ -334,7 +334,7 @@ def _in_tmpfs(
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=900,  # the report: a minute of CPU, several on a loaded machine
     )
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
