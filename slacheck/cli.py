@@ -843,15 +843,16 @@ def fields(
     With --metrics, also which latency terms the server-side metrics cover. Exit 0 when
     every item is measurable (or derivable), 1 when a gap remains.
     """
-    from slacheck.console import field_check_tables, metrics_coverage_table
     from slacheck.contract.load import load_contract
+
+    c = load_contract(contract)  # before the engine's imports: a bad contract is said at once
+    from slacheck.console import field_check_tables, metrics_coverage_table
     from slacheck.match.fields import check_fields
     from slacheck.metering.context import Metering
     from slacheck.metering.metrics import coverage_rows
     from slacheck.render.markdown import fields_markdown, metrics_coverage_markdown
     from slacheck.windows import parse_period
 
-    c = load_contract(contract)
     ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
     window = None if period is None else parse_period(period, c.zone)
@@ -912,16 +913,17 @@ def check(
     With --metrics: server-side OTLP metrics (histograms) bound server-side terms where the
     traces cannot; each term's JSON details.evidence says which source its verdict rests on.
     """
-    from slacheck.console import evaluation_table
     from slacheck.contract.load import load_contract
-    from slacheck.evaluate import evaluate
-    from slacheck.render.junit import to_junit
-    from slacheck.render.markdown import evaluation_markdown
 
     for also in (junit, json_file):
         if also is not None:
             check_target(also, _inputs(contract, traces, mapping))
-    c = load_contract(contract)
+    c = load_contract(contract)  # before the engine's imports: a bad contract is said at once
+    from slacheck.console import evaluation_table
+    from slacheck.evaluate import evaluate
+    from slacheck.render.junit import to_junit
+    from slacheck.render.markdown import evaluation_markdown
+
     ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
     with _working(say(CliSays.CHECKING, lang.value), lang.value):

@@ -133,27 +133,29 @@ def atomic_path(
         return
     # write beside the file a symbolic link points to, so the link itself stays
     target = Path(os.path.realpath(path))
-    with signals_held():  # made and named, or not made: no stray temporary file
-        try:
+    tmp: Path | None = None
+    try:
+        # made and named, or not made: a signal that arrives meanwhile is delivered as the hold
+        # ends, inside this ``try``, so the file just made is removed below
+        with signals_held():
             if make_parents:
                 target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp_name = tempfile.mkstemp(
                 prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
             )
-        except OSError as exc:
-            raise write_failed(path, exc) from None
-        os.close(fd)
-        tmp = Path(tmp_name)
-    try:
+            os.close(fd)
+            tmp = Path(tmp_name)
         yield tmp
         with signals_held():
             os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else _default_mode())
             os.replace(tmp, target)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise write_failed(path, exc) from None
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise
 
 
@@ -172,14 +174,14 @@ def atomic_folder(path: Path, *, make_parents: bool = True) -> Iterator[Path]:
     target = Path(os.path.realpath(path))
     into = target.exists()
     home = target if into else target.parent
-    with signals_held():
-        try:
+    staging: Path | None = None
+    try:
+        # as in ``atomic_path``: a signal held while the staging folder is made is delivered
+        # inside this ``try``, and the folder goes with it
+        with signals_held():
             if make_parents:
                 home.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=home))
-        except OSError as exc:
-            raise write_failed(path, exc) from None
-    try:
         out = staging / "out"
         yield out
         with signals_held():
@@ -194,7 +196,8 @@ def atomic_folder(path: Path, *, make_parents: bool = True) -> Iterator[Path]:
     except OSError as exc:
         raise write_failed(path, exc) from None
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def _check_replaceable(new: Path, old: Path) -> None:

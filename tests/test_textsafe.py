@@ -31,7 +31,7 @@ from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
 from slacheck.evaluate import Evaluation, evaluate
 from slacheck.render import jsonout
-from slacheck.render.claim import prepare_claim, render_letter
+from slacheck.render.claim import ClaimPack, prepare_claim, render_letter
 from slacheck.render.documents import (
     DocFormat,
     prepare_report,
@@ -188,16 +188,25 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Contract, Traces,
 
 
 @pytest.fixture(scope="module")
-def every_output(hostile: tuple[Contract, Traces, Evaluation]) -> dict[str, str]:
-    """Every output but the report (slow: see below), both languages."""
-    contract, traces, evaluation = hostile
-    out = _cheap_outputs(contract, evaluation)
-    pack = prepare_claim(contract, traces, period="2026-07")
-    out["claim.json"] = jsonout.dumps(pack.to_dict())
+def pack(hostile: tuple[Contract, Traces, Evaluation]) -> ClaimPack:
+    contract, traces, _ = hostile
+    return prepare_claim(contract, traces, period="2026-07")
+
+
+def _claim_outputs(pack: ClaimPack) -> dict[str, str]:
+    """The claim pack's JSON (parsed) and its letters, both languages."""
+    out = {"claim.json": jsonout.dumps(pack.to_dict())}
     json.loads(out["claim.json"])
     for lang in LANGS:
         out[f"letter.{lang}.md"] = render_letter(pack, lang)
     return out
+
+
+@pytest.fixture(scope="module")
+def every_output(hostile: tuple[Contract, Traces, Evaluation], pack: ClaimPack) -> dict[str, str]:
+    """Every output but the report (slow: see below), both languages."""
+    contract, _, evaluation = hostile
+    return {**_cheap_outputs(contract, evaluation), **_claim_outputs(pack)}
 
 
 def _safe_and_shown(outputs: dict[str, str]) -> None:
@@ -250,7 +259,7 @@ def test_the_pdf_shows_the_override_as_an_escape(
 )
 @given(text=st.text(min_size=1, max_size=16))
 def test_arbitrary_unicode_in_results_and_parties(
-    hostile: tuple[Contract, Traces, Evaluation], text: str
+    hostile: tuple[Contract, Traces, Evaluation], pack: ClaimPack, text: str
 ) -> None:
     contract, _, evaluation = hostile
     results = tuple(
@@ -260,5 +269,21 @@ def test_arbitrary_unicode_in_results_and_parties(
     c = contract.contract.model_copy(update={"vendor": text, "customer": text, "id": text})
     changed = contract.model_copy(update={"contract": c})
     outputs = _cheap_outputs(changed, dataclasses.replace(evaluation, results=results))
+    # the claim pack's JSON and letters too (preparing a pack takes seconds: the one prepared
+    # is given the text in its parties, its term, its window, its incidents and its sources)
+    incidents = tuple(
+        dataclasses.replace(i, regions=(text,), models=(text,), endpoints=(text,))
+        for i in pack.incidents
+    )
+    claim = dataclasses.replace(
+        pack,
+        contract=changed,
+        window=text,
+        result=dataclasses.replace(pack.result, term_id=text, window=text),
+        incidents=incidents,
+        sources=((text, "0" * 64),),
+    )
+    outputs |= _claim_outputs(claim)
+    assert len(outputs) == 17  # the same outputs as test_no_output_holds_a_raw_unsafe_character
     for name, out in outputs.items():
         assert _raw(out) == [], name

@@ -41,6 +41,9 @@ class Case:
     forbidden: tuple[str, ...] = ("Traceback",)
     #: python run before the CLI (e.g. to hide PySpark)
     prelude: str = ""
+    #: seconds of CPU before the command counts as hung (``run``: RLIMIT_CPU in the child, so a
+    #: loaded machine does not make a slow command a hang); a command that waits without using
+    #: the CPU (a FIFO never opened) is hung after ``WALL_FACTOR`` times as many seconds of wall
     timeout: float = 60.0
 
 

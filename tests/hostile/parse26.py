@@ -30,7 +30,8 @@ FAST_26 = frozenset(
         "bidi_in_trace_names_inspect",
         "line_separators_in_strings_python",
         "line_separators_in_strings_engine",
-        "bare_cr_in_a_string",
+        "bare_cr_in_a_string_python",
+        "bare_cr_in_a_string_engine",
         "token_counts_at_int64_max",
     }
 )
@@ -129,12 +130,14 @@ def build(d: Path) -> list[Case]:
     cr = d / "cr.jsonl"
     raw_cr = _line([otlp_span(1, name="x\ry")]).replace("\\r", "\r")  # a CR as it is, not \r
     cr.write_bytes((_line([otlp_span(0)]) + "\n" + raw_cr + "\n").encode())
-    add(
-        "bare_cr_in_a_string",
-        ["traces", "inspect", str(cr)],
-        says=("cr.jsonl:2", "control character"),
-        env={"SLACHECK_OTLP_ENGINE_BYTES": "0"},
-    )
+    # JSON allows no raw control character in a string: both readers refuse the line alike
+    for reader, env in (("python", {"SLACHECK_OTLP_ENGINE_BYTES": "-1"}), ("engine", {})):
+        add(
+            f"bare_cr_in_a_string_{reader}",
+            ["traces", "inspect", str(cr)],
+            says=("cr.jsonl:2:", "control character"),
+            env={"SLACHECK_OTLP_ENGINE_BYTES": "0", **env},
+        )
 
     # -- 5: sums that cannot overflow ---------------------------------------------------------
     tokens = d / "tokens_int64_max.parquet"

@@ -3,16 +3,34 @@
 from __future__ import annotations
 
 import filecmp
+import math
 import os
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.hostile.corpus import Case
+
+#: wall seconds per second of CPU a case may take before it counts as hung: on two shared cores
+#: a command gets a fraction of one
+WALL_FACTOR = 6
+
+
+def _cpu_limit(seconds: float) -> Callable[[], None]:
+    """In the child: SIGXCPU after ``seconds`` of CPU (all threads), SIGKILL a little later."""
+    soft = math.ceil(seconds)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+
+    return limit
 
 
 @dataclass(frozen=True)
@@ -22,6 +40,8 @@ class Outcome:
     stdout: str
     stderr: str
     changed: tuple[str, ...]
+    #: why a hung command was stopped: "cpu" (its CPU limit) or "wall"; "" when it ended
+    stopped: str = ""
 
 
 def run(case: Case) -> Outcome:
@@ -36,14 +56,18 @@ def run(case: Case) -> Outcome:
         proc = subprocess.run(
             [sys.executable, "-c", code, *case.argv],
             capture_output=True,
-            timeout=case.timeout,
+            timeout=case.timeout * WALL_FACTOR,
             env=env,
             stdin=subprocess.DEVNULL,
+            preexec_fn=_cpu_limit(case.timeout),
         )
         rc: int | None = proc.returncode
         out, err = proc.stdout, proc.stderr
+        stopped = ""
+        if rc in (-signal.SIGXCPU, -signal.SIGKILL):  # its CPU time ran out: hung
+            rc, stopped = None, "cpu"
     except subprocess.TimeoutExpired as exc:
-        rc, out, err = None, exc.stdout or b"", exc.stderr or b""
+        rc, out, err, stopped = None, exc.stdout or b"", exc.stderr or b"", "wall"
     changed = tuple(f for f, copy in saved.items() if not filecmp.cmp(f, copy, shallow=False))
     shutil.rmtree(keep)
     return Outcome(
@@ -52,6 +76,7 @@ def run(case: Case) -> Outcome:
         out.decode("utf-8", "replace"),
         err.decode("utf-8", "replace"),
         changed,
+        stopped,
     )
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from slacheck.errors import Reason, TraceInputError
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
-from tests.hostile.corpus import build, otlp_doc, otlp_span
+from tests.hostile.corpus import VALID, Case, build, otlp_doc, otlp_span
 from tests.hostile.run import Outcome, run, run_all
 
 _FOLDER = Path(tempfile.mkdtemp(prefix="slacheck-hostile-"))
@@ -49,9 +49,23 @@ def _check(o: Outcome) -> None:
 @pytest.mark.parametrize(
     "name", [pytest.param(n, marks=pytest.mark.slow) if c.slow else n for n, c in CASES.items()]
 )
-def test_hostile_case(name: str, fast_outcomes: dict[str, Outcome]) -> None:
+def test_hostile_case(name: str, request: pytest.FixtureRequest) -> None:
     case = CASES[name]
-    _check(fast_outcomes[name] if not case.slow else run(case))
+    # a slow case runs alone: selecting one (-k) does not run every fast case first
+    _check(run(case) if case.slow else request.getfixturevalue("fast_outcomes")[name])
+
+
+@pytest.mark.parametrize(
+    ("prelude", "stopped"),
+    [("while True: pass", "cpu"), ("import time; time.sleep(600)", "wall")],
+    ids=["spinning", "waiting"],
+)
+def test_the_runner_says_a_command_that_never_ends_hung(prelude: str, stopped: str) -> None:
+    """The hang detector itself: a command spinning on the CPU is stopped by its CPU limit
+    (not by the wall, which a loaded machine stretches), one that waits by the wall."""
+    case = Case("never_ends", 26, ("validate", "-"), VALID, prelude=prelude, timeout=1)
+    o = run(case)
+    assert (o.code, o.stopped) == (None, stopped), o.stderr
 
 
 def test_every_class_of_the_issue_has_cases() -> None:

@@ -26,6 +26,47 @@ def test_the_alias_bomb_is_refused_within_a_second() -> None:
     assert (p.code, p.line) == (Reason.TOO_LARGE, 5)
 
 
+@pytest.mark.parametrize("command", ["validate", "lint", "check", "draft", "report", "fields"])
+def test_the_alias_bomb_ends_each_command_within_a_second_of_cpu(
+    tmp_path: Path, command: str
+) -> None:
+    """The whole command, in a process of its own: the contract is read (and refused) before the
+    engine's imports, so a hook on a hostile pull request answers at once. The bound is the
+    child's own CPU time (``wait4``), which a loaded machine does not stretch as it does the
+    wall; Python and the command line take about 0.7 s of it on their own."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    bomb, trace = tmp_path / "bomb.yaml", tmp_path / "t.json"
+    bomb.write_text(alias_bomb(), encoding="utf-8")
+    trace.write_text(json.dumps(otlp_doc([otlp_span(0)])))
+    argv = {
+        "validate": [bomb],
+        "lint": [bomb],
+        "check": [bomb, trace],
+        "draft": [bomb, "-o", tmp_path / "d.md"],
+        "report": [bomb, trace, "-o", tmp_path / "r.md", "--period", "2026-07"],
+        "fields": [bomb, trace],
+    }[command]
+    with (tmp_path / "err").open("wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from slacheck.cli import main\nmain()", command]
+            + [str(a) for a in argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env={**os.environ, "SLACHECK_DEBUG": ""},
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = (tmp_path / "err").read_text()
+    assert proc.returncode == 2, err
+    assert err.startswith("error: ") and "bomb.yaml:5:" in err, err
+    assert usage.ru_utime + usage.ru_stime < 1.5, (usage.ru_utime, usage.ru_stime)
+
+
 def test_a_contract_with_a_few_aliases_still_loads() -> None:
     text = CONTRACT.read_text(encoding="utf-8")
     anchored = text.replace("  max_input_tokens: 128000", "  max_input_tokens: &m 128000", 1)
