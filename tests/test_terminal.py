@@ -141,6 +141,12 @@ def test_help_has_no_type_placeholders_or_raw_markup() -> None:
         assert "<bool>" not in text and "BOOLEAN" not in text, (command, text)
         assert "``" not in text, (command, text)
         assert "--help" in text
+        # arguments by their names, no type beside them (`<path>`, `<list[str]>`), no braces
+        for placeholder in ("<path>", "<list[", "<str>", "{"):
+            assert placeholder not in text, (command, placeholder, text)
+        # piped (CliRunner is no terminal): click's plain help, nothing padded to a width
+        padded = [line for line in text.splitlines() if line != line.rstrip()]
+        assert not padded, (command, padded[:3])
 
 
 def test_shell_completion_is_offered() -> None:
