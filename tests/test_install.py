@@ -156,14 +156,9 @@ _RUN = textwrap.dedent(
 )
 
 
-def test_without_a_cjk_font_chinese_pdf_is_refused_and_doctor_says_so(tmp_path: Path) -> None:
-    conf = _latin_only_fonts(tmp_path)
-    zh_pdf = tmp_path / "draft.zh.pdf"
-    commands = [
-        ["draft", str(ZH), "-o", str(zh_pdf), "--lang", "zh"],
-        ["doctor", "--format", "json"],
-    ]
-    done = subprocess.run(
+def _run_with_fonts(conf: Path, commands: list[list[str]]) -> subprocess.CompletedProcess[str]:
+    """The commands run one after another in a child that sees only ``conf``'s fonts."""
+    return subprocess.run(
         [sys.executable, "-c", _RUN, json.dumps(commands)],
         env=_env(FONTCONFIG_FILE=str(conf)),
         capture_output=True,
@@ -171,6 +166,16 @@ def test_without_a_cjk_font_chinese_pdf_is_refused_and_doctor_says_so(tmp_path: 
         check=False,
         timeout=300,
     )
+
+
+def test_without_a_cjk_font_chinese_pdf_is_refused_and_doctor_says_so(tmp_path: Path) -> None:
+    conf = _latin_only_fonts(tmp_path)
+    zh_pdf = tmp_path / "draft.zh.pdf"
+    commands = [
+        ["draft", str(ZH), "-o", str(zh_pdf), "--lang", "zh"],
+        ["doctor", "--format", "json"],
+    ]
+    done = _run_with_fonts(conf, commands)
     assert done.returncode == 0, done.stderr
     zh, doctor = json.loads(done.stdout)
     assert zh["code"] == 2, zh["output"]
@@ -208,14 +213,7 @@ def test_a_machine_with_no_font_at_all_is_refused_not_crashed(tmp_path: Path) ->
         ["draft", str(WEAK), "-o", str(en_pdf)],
         ["doctor", "--format", "json"],
     ]
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN, json.dumps(commands)],
-        env=_env(FONTCONFIG_FILE=str(conf)),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    done = _run_with_fonts(conf, commands)
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     zh, en, doctor = json.loads(done.stdout)
     assert zh["code"] == 2 and "找不到任何字体" in zh["output"], zh["output"]
