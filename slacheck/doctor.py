@@ -80,6 +80,7 @@ class DoctorSays(MessageCode):
     NO_GLYPHS = NC_(
         "doctor.detail.no_glyphs", "no installed font draws {chars} ({scripts}): empty boxes"
     )
+    NO_FONTS = NC_("doctor.detail.no_fonts", "fontconfig finds no font on this machine")
     FONTS_FOUND = NC_("doctor.detail.fonts_found", "{fonts}")
     NO_PDF = NC_("doctor.detail.no_pdf", "not checked: laying out a PDF needs the pdf extra")
     JAVA_FOUND = NC_("doctor.detail.java_found", "{version} ({path})")
@@ -282,13 +283,15 @@ def _fonts(pdf_ok: bool) -> list[Check]:
 def _font_check(lang: str, area: Message) -> Check:
     from slacheck.contract.load import load_contract_text
     from slacheck.render.documents import DocFormat, render_draft
-    from slacheck.render.pdf import MissingGlyphs
+    from slacheck.render.pdf import MissingGlyphs, NoFonts
     from slacheck.render.pdffonts import embedded_fonts, script_of
 
     starter = resources.files("slacheck.contract").joinpath(f"starters/{lang}.yaml")
     contract = load_contract_text(starter.read_text(encoding="utf-8"), f"starters/{lang}.yaml")
     try:
         pdf = render_draft(contract, lang=lang, fmt=DocFormat.PDF)
+    except NoFonts as exc:
+        return Check(f"font:{lang}", area, Status.MISSING, DoctorSays.NO_FONTS(), exc.fix)
     except MissingGlyphs as exc:
         detail = DoctorSays.NO_GLYPHS(chars=exc.shown, scripts=exc.scripts)
         return Check(f"font:{lang}", area, Status.MISSING, detail, exc.fix)

@@ -156,14 +156,9 @@ _RUN = textwrap.dedent(
 )
 
 
-def test_without_a_cjk_font_chinese_pdf_is_refused_and_doctor_says_so(tmp_path: Path) -> None:
-    conf = _latin_only_fonts(tmp_path)
-    zh_pdf = tmp_path / "draft.zh.pdf"
-    commands = [
-        ["draft", str(ZH), "-o", str(zh_pdf), "--lang", "zh"],
-        ["doctor", "--format", "json"],
-    ]
-    done = subprocess.run(
+def _run_with_fonts(conf: Path, commands: list[list[str]]) -> subprocess.CompletedProcess[str]:
+    """The commands run one after another in a child that sees only ``conf``'s fonts."""
+    return subprocess.run(
         [sys.executable, "-c", _RUN, json.dumps(commands)],
         env=_env(FONTCONFIG_FILE=str(conf)),
         capture_output=True,
@@ -171,6 +166,16 @@ def test_without_a_cjk_font_chinese_pdf_is_refused_and_doctor_says_so(tmp_path: 
         check=False,
         timeout=300,
     )
+
+
+def test_without_a_cjk_font_chinese_pdf_is_refused_and_doctor_says_so(tmp_path: Path) -> None:
+    conf = _latin_only_fonts(tmp_path)
+    zh_pdf = tmp_path / "draft.zh.pdf"
+    commands = [
+        ["draft", str(ZH), "-o", str(zh_pdf), "--lang", "zh"],
+        ["doctor", "--format", "json"],
+    ]
+    done = _run_with_fonts(conf, commands)
     assert done.returncode == 0, done.stderr
     zh, doctor = json.loads(done.stdout)
     assert zh["code"] == 2, zh["output"]
@@ -191,6 +196,38 @@ def test_without_a_cjk_font_chinese_pdf_is_refused_and_doctor_says_so(tmp_path: 
         row = rows[f"package:{dist}"]
         assert (row["status"], row["version"]) == ("ok", importlib.metadata.version(dist))
     assert [k for k, r in rows.items() if r["status"] != "ok"] == ["font:zh"]
+
+
+def test_a_machine_with_no_font_at_all_is_refused_not_crashed(tmp_path: Path) -> None:
+    """A slim container has no font: Pango crashed the process (a segfault, exit 139, no word of
+    what is missing) laying out the first line of any PDF, and `slacheck doctor` with it."""
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n'
+        f"<fontconfig><cachedir>{tmp_path / 'fc-cache'}</cachedir></fontconfig>\n",
+        encoding="utf-8",
+    )
+    zh_pdf, en_pdf = tmp_path / "draft.zh.pdf", tmp_path / "draft.en.pdf"
+    commands = [
+        ["draft", str(ZH), "-o", str(zh_pdf), "--lang", "zh"],
+        ["draft", str(WEAK), "-o", str(en_pdf)],
+        ["doctor", "--format", "json"],
+    ]
+    done = _run_with_fonts(conf, commands)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    zh, en, doctor = json.loads(done.stdout)
+    assert zh["code"] == 2 and "找不到任何字体" in zh["output"], zh["output"]
+    assert "apt-get install fonts-noto-cjk" in zh["output"]
+    assert en["code"] == 2 and "finds no font" in en["output"], en["output"]
+    assert "apt-get install fonts-dejavu-core" in en["output"]
+    assert not zh_pdf.exists() and not en_pdf.exists()
+    report = json.loads(doctor["output"])
+    assert doctor["code"] == 1 and report["ok"] is False
+    rows = {r["key"]: r for r in report["checks"]}
+    for lang, fix in (("en", "pdf.fix.latin"), ("zh", "pdf.fix.cjk")):
+        row = rows[f"font:{lang}"]
+        assert (row["status"], row["detail"]["code"]) == ("missing", "doctor.detail.no_fonts")
+        assert row["fix"]["code"] == fix
 
 
 def test_a_chinese_pdf_embeds_a_cjk_font_as_pdffonts_lists_it(tmp_path: Path) -> None:

@@ -10,11 +10,17 @@
 # such character is an empty box on the page while the exit code says success. So the written
 # PDF is read back (`pdffonts.missing_glyphs`, its own bytes, no poppler) and a PDF that draws
 # any character without a glyph is refused with `MissingGlyphs`, naming what to install.
+# A machine with no font at all (a slim container, an empty fontconfig configuration) does not
+# get that far: Pango crashes the process laying out the first line (a segfault, exit 139, no
+# message), so fontconfig is asked first and such a machine is refused with `NoFonts`.
 
 from __future__ import annotations
 
+import html as htmllib
 import logging
 import mimetypes
+import re
+import unicodedata
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
@@ -31,6 +37,7 @@ __all__ = [
     "ASSETS",
     "AssetsOnlyFetcher",
     "MissingGlyphs",
+    "NoFonts",
     "PdfSays",
     "RefusedURL",
     "font_fix",
@@ -45,6 +52,11 @@ class PdfSays(MessageCode):
         "pdf.missing_glyphs",
         "no installed font has glyphs for {chars} ({scripts}): the PDF would show empty boxes "
         "there, so it was not written. {fix}",
+    )
+    NO_FONTS = NC_(
+        "pdf.no_fonts",
+        "fontconfig finds no font on this machine: the PDF would have no text, so it was not "
+        "written. {fix}",
     )
     FIX_CJK = NC_(
         "pdf.fix.cjk",
@@ -86,6 +98,32 @@ class MissingGlyphs(UsageError):
         super().__init__(render(self.message, "en"))
 
 
+class NoFonts(MissingGlyphs):
+    """No font installed at all: every character of the document would lack a glyph (and Pango
+    would crash the process laying it out), so nothing is laid out."""
+
+    def __init__(self, chars: str) -> None:
+        super().__init__(chars)
+        self.message = PdfSays.NO_FONTS(fix=self.fix)
+        self.args = (render(self.message, "en"),)
+
+
+def _letters(html: str) -> str:
+    """The letters of a document's text (markup, styles and scripts left out), sorted."""
+    body = re.sub(r"<(style|script)\b.*?</\1\s*>", " ", html, flags=re.S | re.I)
+    text = htmllib.unescape(re.sub(r"<[^>]*>", " ", body))
+    return "".join(sorted({c for c in text if unicodedata.category(c).startswith("L")}))
+
+
+def fonts_installed() -> bool:
+    """Whether fontconfig (the configuration Pango lays text out with) finds any font."""
+    from weasyprint.text.ffi import ffi, fontconfig
+
+    # NULL: fontconfig's current configuration, loaded (FONTCONFIG_FILE and all) if need be
+    fonts = fontconfig.FcConfigGetFonts(ffi.NULL, fontconfig.FcSetSystem)
+    return bool(fonts != ffi.NULL and fonts.nfont > 0)
+
+
 class RefusedURL(ValueError):
     """A document asked for a resource outside the bundled assets."""
 
@@ -123,8 +161,11 @@ def html_to_pdf(html: str, *, fetcher: AssetsOnlyFetcher | None = None) -> bytes
 
     A refused URL is left out of the document (weasyprint logs it), never fetched. A document
     with characters no installed font draws raises ``MissingGlyphs`` (exit 2 on the command
-    line): no PDF of empty boxes.
+    line): no PDF of empty boxes; on a machine with no font at all, ``NoFonts`` before any
+    layout.
     """
+    if not fonts_installed():
+        raise NoFonts(_letters(html) or "?")
     use = fetcher if fetcher is not None else AssetsOnlyFetcher()
     # weasyprint reports unsupported CSS and refused URLs through logging; keep that quiet
     # unless the caller has configured the logger
