@@ -12,7 +12,7 @@ import ibis.expr.types as ir
 
 from slacheck.errors import UsageError
 from slacheck.messages import NC_, NPC_, Message, MessageCode, format_number, render
-from slacheck.metering.derive import FAILURE_STATES, LOWER_BOUND_SOURCES, calls, tasks
+from slacheck.metering.derive import FAILURE_STATES, calls, lower_bound, tasks
 from slacheck.metering.rank import nearest_rank
 from slacheck.textsafe import visible
 from slacheck.trace.ingest import Traces
@@ -310,9 +310,7 @@ def task_breakdown(traces: Traces) -> ir.Table:
     timed = tasks(traces)
     # a lower bound (a subtree's time, a task with a span still open) is not the task's time:
     # where it went is not where the task's went
-    whole = timed.task_ms.notnull() & ~timed.task_source.isin(
-        [str(x) for x in LOWER_BOUND_SOURCES]
-    ).fill_null(False)
+    whole = timed.task_ms.notnull() & ~lower_bound(timed.task_source)
     timed = timed.filter(whole).select("task_id", "task_ms")
     keys = timed.select(k_task="task_id")
 

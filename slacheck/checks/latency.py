@@ -538,7 +538,7 @@ def _task_units(ctx: CheckContext, scoped: ir.Table) -> Units:
     # an exported subtree (no root in the export) is part of its task, and a task with a span
     # still open is longer than what is recorded: either time is a lower bound on the task's,
     # counted as a bound (see _mixed), never as the task's time
-    subtree = j.task_source.isin([str(x) for x in derive.LOWER_BOUND_SOURCES]).fill_null(False)
+    subtree = derive.lower_bound(j.task_source)
     whole = ibis.ifelse(subtree, _NULL_FLOAT, j.task_ms.cast("float64"))
     part = ibis.ifelse(subtree, j.task_ms.cast("float64"), _NULL_FLOAT)
     # readings.excluded_calls_in_task_terms: remove_task (default) takes a task with an excluded

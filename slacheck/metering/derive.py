@@ -533,6 +533,12 @@ class TaskSource(StrEnum):
 LOWER_BOUND_SOURCES: tuple[TaskSource, ...] = (TaskSource.SUBTREE, TaskSource.UNENDED)
 
 
+def lower_bound(task_source: ir.StringValue) -> ir.BooleanValue:
+    """Per task (``tasks().task_source``): its time is a lower bound (``LOWER_BOUND_SOURCES``);
+    false for a task with no time."""
+    return task_source.isin([str(x) for x in LOWER_BOUND_SOURCES]).fill_null(False)
+
+
 def tasks(traces: Traces) -> ir.Table:
     """One row per task id: span envelope, roots, step counts, completeness, task time.
 
