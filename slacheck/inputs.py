@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import errno
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
@@ -124,6 +125,15 @@ def open_regular(path: Path, error: type[InputError], what: str = "file") -> Ite
         raise
     with os.fdopen(fd, "rb") as fh:
         yield fh
+
+
+def sha256_of(path: Path) -> str:
+    """SHA-256 of the file's bytes as they are (what ``sha256sum`` prints), read in blocks."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def read_bounded(

@@ -37,6 +37,7 @@ from slacheck.contract.model import (
 from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
 from slacheck.extras import ExtraSays, PartMissing
+from slacheck.inputs import sha256_of
 from slacheck.messages import LOCALES, translations
 from slacheck.render import charts
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
@@ -294,15 +295,12 @@ def _inputs(
 
 
 def _file_sha256(path: Path) -> str | None:
-    """SHA-256 of the file's bytes, or None when it can no longer be read."""
-    h = hashlib.sha256()
+    """SHA-256 of the file's bytes (as a trace file's is taken), or None when it can no longer
+    be read."""
     try:
-        with path.open("rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
+        return sha256_of(path)
     except OSError:
         return None
-    return h.hexdigest()
 
 
 def _short_example(text: str, sources: Sequence[SourceFile]) -> str:

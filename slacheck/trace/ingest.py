@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from ibis.backends import BaseBackend
 
 from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
-from slacheck.inputs import reading, regular_file_problem
+from slacheck.inputs import reading, regular_file_problem, sha256_of
 from slacheck.outputs import raise_if_signalled
 from slacheck.progress import Stage, Step, report
 from slacheck.trace.remote import is_url, read_urls
@@ -175,14 +174,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size if path.is_file() else 0
     except OSError:
         return 0
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def ingest(
