@@ -18,54 +18,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import ibis
-import ibis.expr.types as ir
-
 from slacheck.checks.registry import check
 from slacheck.contract.model import Availability, CacheHits, Credits, UnclassifiedFailures
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
+from slacheck.metering.calls import metered
 from slacheck.metering.context import CheckContext, Losses
 from slacheck.metering.derive import CallState
-from slacheck.metering.ratelimit import under_limit_expr
 from slacheck.metering.windowed import (
     as_count,
     by_window,
     examples_by_window,
-    scoped_calls,
 )
 from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
-
-
-def failed_expr(ctx: CheckContext, c: ir.Table) -> ir.BooleanValue:
-    """Per call: it counts as failed under the contract's failure definition."""
-    spec = ctx.contract.availability
-    assert spec is not None
-    f = spec.failures
-    failed: ir.BooleanValue = ibis.literal(False)
-    if f.server_errors:
-        failed |= c.state == str(CallState.VENDOR_ERROR)
-        if ctx.contract.readings.unclassified_failures is UnclassifiedFailures.VENDOR:
-            failed |= c.state == str(CallState.UNCLASSIFIED)
-    if f.timeouts:
-        failed |= c.state == str(CallState.TIMEOUT)
-    if f.throttling_below_limit:
-        failed |= (c.state == str(CallState.THROTTLED)) & under_limit_expr(ctx, c).fill_null(False)
-    return failed.fill_null(False)
-
-
-def undecided_expr(ctx: CheckContext, c: ir.Table) -> ir.BooleanValue:
-    """Per call: an unclassified failure read both ways (``readings.unclassified_failures:
-    bounds``, when server errors count): not among ``failed_expr``'s failures, and not proven
-    good either."""
-    spec = ctx.contract.availability
-    assert spec is not None
-    if (
-        not spec.failures.server_errors
-        or ctx.contract.readings.unclassified_failures is not UnclassifiedFailures.BOUNDS
-    ):
-        return ibis.literal(False)
-    return (c.state == str(CallState.UNCLASSIFIED)).fill_null(False)
 
 
 def credit_for(credits: Credits, observed: float) -> float:
@@ -295,12 +260,8 @@ def availability(ctx: CheckContext) -> list[TermResult]:
     if spec is None:
         return []
     windows = ctx.windows(spec.window)
-    c = scoped_calls(ctx, windows)
-    m = c.mutate(
-        excluded=ctx.exclusion_reason(c),
-        failed=failed_expr(ctx, c),
-        undecided=undecided_expr(ctx, c),
-    )
+    # the metered-call table: one reading of excluded, failed and undecided for every consumer
+    m = metered(ctx, windows)
     counted = m.filter(m.excluded.isnull())
     state = counted.state
     rows = by_window(
@@ -337,4 +298,4 @@ def availability(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = ["AvailabilitySays", "availability", "credit_for", "failed_expr", "undecided_expr"]
+__all__ = ["AvailabilitySays", "availability", "credit_for"]

@@ -31,6 +31,7 @@ from slacheck.contract.model import (
     region_allowed_by_residency,
 )
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
+from slacheck.metering.calls import RegionRole, region_role_expr
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import region_key
 from slacheck.metering.peak import at_peak_expr
@@ -130,7 +131,6 @@ def _marked(ctx: CheckContext, spec: Regions, windows: list[CalendarWindow]) -> 
     """In-scope calls with ``reg`` and the booleans every result below is counted from."""
     c = scoped_calls(ctx, windows)
     reg = c.region_key
-    primary, failover = _names(spec.primary), _names(spec.failover)
     answers = [
         (region_key(r.name), region_allowed_by_residency(r, spec.residency))
         for r in [*spec.primary, *spec.failover]
@@ -139,12 +139,13 @@ def _marked(ctx: CheckContext, spec: Regions, windows: list[CalendarWindow]) -> 
     denied = sorted({n for n, ok in answers if ok is False})
     allowed = sorted({n for n, ok in answers if ok is True} - set(denied))
     none = ibis.literal(False)
-    routed = (reg.isin(failover) & ~reg.isin(primary)).fill_null(False) if failover else none
+    # the region's role as every consumer reads it (``metering.calls.region_role_expr``)
+    role = region_role_expr(ctx.contract, reg)
     c = c.mutate(
         reg=reg,
         known=reg.notnull(),
-        listed=reg.isin(sorted({*primary, *failover})).fill_null(False),
-        routed=routed,
+        listed=role.isin([str(RegionRole.PRIMARY), str(RegionRole.FAILOVER)]),
+        routed=role == str(RegionRole.FAILOVER),
         at_peak=at_peak_expr(ctx, c),
         res_ok=reg.isin(allowed).fill_null(False) if allowed else none,
         res_bad=reg.isin(denied).fill_null(False) if denied else none,
