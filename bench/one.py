@@ -65,7 +65,7 @@ def _ingest(path: str, db: str) -> dict[str, object]:
 def _check(path: str, db: str) -> dict[str, object]:
     from bench.contract import BENCH_CONTRACT
     from slacheck.contract.load import load_contract_text
-    from slacheck.evaluate import evaluate
+    from slacheck.evaluation import evaluate
     from slacheck.trace.ingest import ingest
 
     contract = load_contract_text(BENCH_CONTRACT, "bench-contract.yaml")

@@ -45,7 +45,7 @@ def _one(engine: str, path: str) -> dict[str, Any]:
     import slacheck.trace.otlp as otlp
     from slacheck.contract.load import load_contract
     from slacheck.engine import EngineConfig, EngineSession
-    from slacheck.evaluate import evaluate
+    from slacheck.evaluation import evaluate
     from slacheck.trace.ingest import ingest
 
     def refuse(p: Path) -> Any:

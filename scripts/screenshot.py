@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 
 from slacheck.contract.load import load_contract
-from slacheck.render.documents import DocFormat, prepare_report, render_prepared_report
+from slacheck.prepare import prepare_report
+from slacheck.render.documents import DocFormat, render_report
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
 
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             contract, ingest([trace]), period="2026-Q3", contract_file=args.contract
         )
         page = work / "report.html"
-        page.write_bytes(render_prepared_report(inputs, lang=args.lang, fmt=DocFormat.HTML))
+        page.write_bytes(render_report(inputs, lang=args.lang, fmt=DocFormat.HTML))
         args.out.parent.mkdir(parents=True, exist_ok=True)
         stderr = screenshot(page, args.out.resolve(), work / "p")
     if not args.out.is_file():

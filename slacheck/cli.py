@@ -957,7 +957,7 @@ def check(
             check_target(also, _inputs(contract, traces, mapping))
     c = load_contract(contract)  # before the engine's imports: a bad contract is said at once
     from slacheck.console import evaluation_table
-    from slacheck.evaluate import evaluate
+    from slacheck.evaluation import evaluate
     from slacheck.render.junit import to_junit
     from slacheck.render.markdown import evaluation_markdown
 
@@ -1039,8 +1039,8 @@ def _no_window(contract: Any, loaded: Any, period: str | None, lang: str = "en")
     """Say (on the terminal, in ``lang``) when no window of the effective period overlaps the
     traces or the period: both date ranges, and every term as no data. True when it did."""
     from slacheck.console import TerminalSays, verdict_counts
-    from slacheck.evaluate import Evaluation
     from slacheck.metering.context import Metering
+    from slacheck.results import Evaluation
     from slacheck.windows import parse_period
 
     window = None if period is None else parse_period(period, contract.zone)
@@ -1106,6 +1106,7 @@ def accept(
     """Acceptance criteria per term: test period and traffic, who runs it, how each verdict
     counts, re-test and evidence; with traces, the eight-item field check; a sign-off block."""
     from slacheck.contract.load import load_contract
+    from slacheck.prepare import prepare_accept
     from slacheck.render.documents import format_for, render_accept
 
     kind = format_for(output, fmt)
@@ -1117,9 +1118,8 @@ def accept(
         if traces
         else None
     )
-    data = render_accept(
-        c, loaded, lang=lang.value, fmt=kind, contract_file=contract, period=period
-    )
+    prepared = prepare_accept(c, loaded, contract_file=contract, period=period)
+    data = render_accept(prepared, lang=lang.value, fmt=kind)
     _write_document(output, data, inputs, lang.value)
     # the criteria stand; the traces given cannot test them in the effective period
     if loaded is not None and _no_window(c, loaded, period, lang.value):
@@ -1153,12 +1153,9 @@ def report(
 
     Writes the evidence appendix (every failing or excluded call, CSV) beside the report."""
     from slacheck.contract.load import load_contract
-    from slacheck.render.documents import (
-        evidence_path,
-        format_for,
-        prepare_report,
-        render_prepared_report,
-    )
+    from slacheck.prepare import prepare_report
+    from slacheck.render.documents import format_for, render_report
+    from slacheck.render.inputs import evidence_path
 
     kind = format_for(output, fmt)
     issue_date = _issue_date(issued)
@@ -1172,7 +1169,7 @@ def report(
         prepared = prepare_report(
             c, loaded, period=period, contract_file=contract, issued=issue_date
         )
-        data = render_prepared_report(prepared, lang=lang.value, fmt=kind)
+        data = render_report(prepared, lang=lang.value, fmt=kind)
     csv_path = evidence_path(output, prepared)
     check_target(csv_path, inputs)
     _write_document(output, data, inputs, lang.value)
@@ -1197,7 +1194,8 @@ def claim(
     Writes claim.json, affected_calls.csv, letter.en.md and letter.zh.md into the folder.
     Exit 1 when a credit is due, 0 when none is."""
     from slacheck.contract.load import load_contract
-    from slacheck.render.claim import prepare_claim, render_letter
+    from slacheck.prepare import prepare_claim
+    from slacheck.render.claim import render_letter
 
     inputs = _inputs(contract, traces, mapping)
     if output.exists() and not output.is_dir():

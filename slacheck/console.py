@@ -21,8 +21,8 @@ from slacheck.textsafe import visible
 if TYPE_CHECKING:
     from slacheck.contract.load import LoadedContract
     from slacheck.contract.review import Finding
-    from slacheck.evaluate import Evaluation
     from slacheck.match.fields import FieldCheck
+    from slacheck.results import Evaluation
     from slacheck.trace.inspect import TraceSummary
 
 

@@ -11,12 +11,13 @@ from pathlib import Path
 from slacheck.console import ITEM_NAMES, STATUS_NAMES, VERDICT_NAMES, observed, verdict_counts
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.review import review
-from slacheck.evaluate import Evaluation, evaluate
+from slacheck.evaluation import evaluate
 from slacheck.match.fields import FieldCheck, check_fields
 from slacheck.messages import LANGUAGES, NC_, NPC_, Message, MessageCode, Param, render
 from slacheck.render import jsonout
 from slacheck.render.junit import to_junit
 from slacheck.render.markdown import evaluation_markdown, fields_markdown
+from slacheck.results import Evaluation
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
 
@@ -72,15 +73,9 @@ def run_demo(
     """Generate traffic, check the demo contract, and write every document in en and zh."""
     from slacheck.budget import analyse
     from slacheck.budget import to_markdown as budget_markdown
-    from slacheck.render.documents import (
-        DocFormat,
-        evidence_name,
-        prepare_accept,
-        prepare_report,
-        render_draft,
-        render_prepared_accept,
-        render_prepared_report,
-    )
+    from slacheck.prepare import prepare_accept, prepare_report
+    from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
+    from slacheck.render.inputs import evidence_name
 
     out.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
@@ -140,11 +135,11 @@ def run_demo(
             save(f"draft.{lang}.{fmt.value}", render_draft(contract, lang=lang, fmt=fmt))
             save(
                 f"accept.{lang}.{fmt.value}",
-                render_prepared_accept(accept_inputs, lang=lang, fmt=fmt),
+                render_accept(accept_inputs, lang=lang, fmt=fmt),
             )
             save(
                 f"report.{lang}.{fmt.value}",
-                render_prepared_report(report_inputs, lang=lang, fmt=fmt),
+                render_report(report_inputs, lang=lang, fmt=fmt),
             )
     return DemoResult(out, tuple(files), fields, evaluation)
 

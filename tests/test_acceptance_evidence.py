@@ -18,13 +18,8 @@ from slacheck.contract.model import (
     Contract,
     EvidenceKeeper,
 )
-from slacheck.render.documents import (
-    AcceptInputs,
-    DocFormat,
-    contract_sha256,
-    render_draft,
-    render_prepared_accept,
-)
+from slacheck.render.documents import DocFormat, contract_sha256, render_accept, render_draft
+from slacheck.render.inputs import AcceptInputs
 from tests.langcheck import english_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +36,7 @@ def _with(contract: Contract, **acceptance: Any) -> Contract:
 
 
 def _accept(contract: Contract, lang: str, fmt: DocFormat = DocFormat.MD) -> str:
-    return render_prepared_accept(AcceptInputs(contract), lang=lang, fmt=fmt).decode("utf-8")
+    return render_accept(AcceptInputs(contract), lang=lang, fmt=fmt).decode("utf-8")
 
 
 def _evidence_section(text: str, lang: str) -> str:

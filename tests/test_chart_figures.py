@@ -12,15 +12,13 @@ import pytest
 from slacheck.checks.latency import check_term, period_values
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract, OccurrenceObjective, TimeSliceObjective
-from slacheck.evaluate import evaluate
+from slacheck.evaluation import evaluate
 from slacheck.metering.context import CheckContext
+from slacheck.prepare import prepare_report
 from slacheck.render import charts
-from slacheck.render.documents import (
-    ReportInputs,
-    monthly_points,
-    prepare_report,
-)
+from slacheck.render.documents import monthly_points
 from slacheck.render.format import Formatter
+from slacheck.render.inputs import ReportInputs
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
 

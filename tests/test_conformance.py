@@ -26,7 +26,7 @@ import pytest
 
 from slacheck.contract.load import load_contract_text
 from slacheck.errors import TraceInputError
-from slacheck.evaluate import evaluate
+from slacheck.evaluation import evaluate
 from slacheck.metering.derive import calls as model_calls
 from slacheck.trace.ingest import Traces, ingest
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from slacheck.cli import app
 from slacheck.contract.load import load_contract, load_contract_text
-from slacheck.evaluate import evaluate
+from slacheck.evaluation import evaluate
 from slacheck.trace.ingest import ingest
 
 ROOT = Path(__file__).resolve().parents[1]

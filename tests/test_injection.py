@@ -17,14 +17,8 @@ from pydantic import ValidationError
 
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
-from slacheck.render.documents import (
-    DocFormat,
-    prepare_accept,
-    prepare_report,
-    render_draft,
-    render_prepared_accept,
-    render_prepared_report,
-)
+from slacheck.prepare import prepare_accept, prepare_report
+from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
 
@@ -141,8 +135,8 @@ def documents(hostile_contract: tuple[Contract, int], hostile_traces: Any) -> di
     for lang in ("en", "zh"):
         for fmt in (DocFormat.HTML, DocFormat.MD):
             out["draft", lang, fmt] = render_draft(contract, lang=lang, fmt=fmt)
-            out["accept", lang, fmt] = render_prepared_accept(accept, lang=lang, fmt=fmt)
-            out["report", lang, fmt] = render_prepared_report(report, lang=lang, fmt=fmt)
+            out["accept", lang, fmt] = render_accept(accept, lang=lang, fmt=fmt)
+            out["report", lang, fmt] = render_report(report, lang=lang, fmt=fmt)
     return out
 
 
@@ -193,7 +187,7 @@ def test_pdf_shows_the_markup_as_text(
     contract, _ = hostile_contract
     report = prepare_report(contract, hostile_traces, period="2026-Q3", contract_file=CONTRACT)
     pdf = tmp_path / "report.pdf"
-    pdf.write_bytes(render_prepared_report(report, lang=lang, fmt=DocFormat.PDF))
+    pdf.write_bytes(render_report(report, lang=lang, fmt=DocFormat.PDF))
     text = subprocess.run(
         ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
     ).stdout

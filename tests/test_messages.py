@@ -42,7 +42,7 @@ import slacheck.render.claim
 import slacheck.render.words
 from slacheck.contract.load import load_contract, load_contract_text
 from slacheck.contract.review import review
-from slacheck.evaluate import evaluate
+from slacheck.evaluation import evaluate
 from slacheck.match.fields import DERIVABLE_NOW, SCHEMA_CHANGE, FieldSays, check_fields
 from slacheck.messages import (
     LANGUAGES,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract
-from slacheck.evaluate import evaluate
+from slacheck.evaluation import evaluate
 from slacheck.match.fields import check_fields
 from slacheck.metering.context import Metering
 from slacheck.trace import schema

@@ -24,24 +24,20 @@ from slacheck.checks.availability import AvailabilitySays
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
-from slacheck.evaluate import evaluate
+from slacheck.evaluation import evaluate
+from slacheck.prepare import prepare_accept, prepare_report
 from slacheck.render import charts
 from slacheck.render.documents import (
     FORMATS,
-    AcceptInputs,
     DocFormat,
-    ReportInputs,
-    Traffic,
     contract_sha256,
     format_for,
-    prepare_accept,
-    prepare_report,
     render_accept,
     render_draft,
-    render_prepared_accept,
-    render_prepared_report,
+    render_report,
 )
 from slacheck.render.format import Formatter, md_cell
+from slacheck.render.inputs import AcceptInputs, ReportInputs, Traffic
 from slacheck.render.pdf import ASSETS, AssetsOnlyFetcher, RefusedURL, html_to_pdf
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
@@ -108,9 +104,9 @@ def render(contract: Contract, report_inputs: ReportInputs, accept_inputs: Accep
             if doc == "draft":
                 cache[key] = render_draft(contract, lang=lang, fmt=fmt)
             elif doc == "accept":
-                cache[key] = render_prepared_accept(accept_inputs, lang=lang, fmt=fmt)
+                cache[key] = render_accept(accept_inputs, lang=lang, fmt=fmt)
             else:
-                cache[key] = render_prepared_report(report_inputs, lang=lang, fmt=fmt)
+                cache[key] = render_report(report_inputs, lang=lang, fmt=fmt)
         return cache[key]
 
     return get
@@ -223,7 +219,7 @@ def test_weak_contract_renders_missing_clauses() -> None:
     assert "SLA" in md and "(assumed: the contract does not state steps per task)" in md
     zh = render_draft(weak, lang="zh", fmt=DocFormat.HTML).decode()
     assert "合同既未定义峰值时段" in zh
-    accept = render_prepared_accept(AcceptInputs(weak), lang="zh", fmt=DocFormat.MD).decode()
+    accept = render_accept(AcceptInputs(weak), lang="zh", fmt=DocFormat.MD).decode()
     assert "十四、签字确认" in accept and "八项字段检查" not in accept
 
 
@@ -265,7 +261,7 @@ def test_same_inputs_same_bytes(
 ) -> None:
     for lang in LANGS:
         for fmt in (DocFormat.HTML, DocFormat.MD):
-            again = render_prepared_report(report_inputs, lang=lang, fmt=fmt)
+            again = render_report(report_inputs, lang=lang, fmt=fmt)
             assert again == render("report", lang, fmt)
         assert render_draft(contract, lang=lang, fmt=DocFormat.HTML) == render(
             "draft", lang, DocFormat.HTML
@@ -432,13 +428,13 @@ def test_untrusted_trace_text_is_escaped_and_fetches_nothing(
     # this test quick
     evaluation = evaluate(contract, traces, period=PERIOD, only=["regions", "rate_limit"])
     inputs = prepare_report(contract, traces, period=PERIOD, evaluation=evaluation)
-    html = render_prepared_report(inputs, lang="en", fmt=DocFormat.HTML).decode()
+    html = render_report(inputs, lang="en", fmt=DocFormat.HTML).decode()
     assert "<img src=" not in html and "<link rel=" not in html
     assert f"&lt;img src=&#34;{url}/x&#34;&gt;" in html
     assert "&lt;link rel=" in html
-    md = render_prepared_report(inputs, lang="zh", fmt=DocFormat.MD).decode()
+    md = render_report(inputs, lang="zh", fmt=DocFormat.MD).decode()
     assert "<img" not in md and "&lt;img src=" in md
-    pdf = render_prepared_report(inputs, lang="en", fmt=DocFormat.PDF)
+    pdf = render_report(inputs, lang="en", fmt=DocFormat.PDF)
     assert "<img src=" in _pdftotext(pdf, tmp_path)  # shown as text in the PDF
     # and directly: a document that does ask for the listener gets nothing from it
     fetcher = AssetsOnlyFetcher()
@@ -630,20 +626,20 @@ def test_every_bundled_contract_renders(report_inputs: ReportInputs, name: str) 
         report_inputs, contract=other, evaluation=ev, period="2026-Q4", distributions=()
     )
     for lang in LANGS:
-        md = render_prepared_report(inputs, lang=lang, fmt=DocFormat.MD).decode()
-        html = render_prepared_report(inputs, lang=lang, fmt=DocFormat.HTML).decode()
+        md = render_report(inputs, lang=lang, fmt=DocFormat.MD).decode()
+        html = render_report(inputs, lang=lang, fmt=DocFormat.HTML).decode()
         assert "queue_depth" in md and "queue_depth" in html  # unknown kinds are still shown
         assert ("30 November 2026" in md) or ("2026年11月30日" in md)  # credit deadline
         for doc in (
             render_draft(other, lang=lang, fmt=DocFormat.MD),
-            render_accept(other, None, lang=lang, fmt=DocFormat.HTML),
+            render_accept(prepare_accept(other, None), lang=lang, fmt=DocFormat.HTML),
         ):
             assert other.contract.id in doc.decode()
     if name == "provisioned-throughput-tps":
         draft = render_draft(other, lang="en", fmt=DocFormat.MD).decode()
         assert "5-minute slices with at least 5 calls" in draft
         assert "after the first token" in draft
-        accept = render_accept(other, None, lang="zh", fmt=DocFormat.MD).decode()
+        accept = render_accept(prepare_accept(other, None), lang="zh", fmt=DocFormat.MD).decode()
         assert "时间片" in accept and "输出 Token 数除以首 Token 之后的生成时长" in accept
 
 

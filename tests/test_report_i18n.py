@@ -20,15 +20,11 @@ from hypothesis import strategies as st
 from slacheck.checks.availability import AvailabilitySays
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
+from slacheck.prepare import prepare_report
 from slacheck.render import charts
-from slacheck.render.documents import (
-    DocFormat,
-    ReportInputs,
-    money,
-    prepare_report,
-    render_prepared_report,
-)
+from slacheck.render.documents import DocFormat, money, render_report
 from slacheck.render.format import Formatter
+from slacheck.render.inputs import ReportInputs
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
 from slacheck.verdict import TermResult, Verdict
@@ -115,7 +111,7 @@ def test_claims_per_window_as_of_the_issue_date_in_money(
     claimed: ReportInputs, contract: Contract, lang: str, status: dict[str, str]
 ) -> None:
     fmt = Formatter(lang, contract.zone)  # type: ignore[arg-type]
-    md = render_prepared_report(claimed, lang=lang, fmt=DocFormat.MD).decode()
+    md = render_report(claimed, lang=lang, fmt=DocFormat.MD).decode()
     rows = _claims_rows(md)
     assert [r[0] for r in rows] == [fmt.window_short(w) for w in status]
     fees = contract.fees
@@ -125,7 +121,7 @@ def test_claims_per_window_as_of_the_issue_date_in_money(
         assert row[1] == fmt.pct(percent)
         assert row[2] == money(fees.monthly * percent / 100, fees.currency, lang)  # via `fees`
         assert row[4] == want, (window, row)
-    html = render_prepared_report(claimed, lang=lang, fmt=DocFormat.HTML).decode()
+    html = render_report(claimed, lang=lang, fmt=DocFormat.HTML).decode()
     assert fmt.date(ISSUED) in html.split("claims fixed", 1)[0].rsplit("<h3>", 1)[1]
     assert money(fees.monthly, fees.currency, lang) in html  # the fee the amounts derive from
 
@@ -133,7 +129,7 @@ def test_claims_per_window_as_of_the_issue_date_in_money(
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_coverage_counts_decided_and_no_data_windows(claimed: ReportInputs, lang: str) -> None:
     for fmt in (DocFormat.MD, DocFormat.HTML):
-        text = render_prepared_report(claimed, lang=lang, fmt=fmt).decode()
+        text = render_report(claimed, lang=lang, fmt=fmt).decode()
         text = re.sub(r"</?strong>|\*\*", "", text)
         if lang == "en":
             want = "Of 4 term-windows in the period, 3 were decided (3 breached, 0 met)"
@@ -147,7 +143,7 @@ def test_coverage_counts_decided_and_no_data_windows(claimed: ReportInputs, lang
 def test_one_calls_per_task_figure(base: ReportInputs) -> None:
     figure = Formatter("en", UTC).number(base.budget.steps.mean, 1)
     for fmt in (DocFormat.MD, DocFormat.HTML):
-        text = render_prepared_report(base, lang="en", fmt=fmt).decode()
+        text = render_report(base, lang="en", fmt=fmt).decode()
         stated = re.findall(r"([\d.,]+) model calls (?:on average|per task)", text)
         assert stated and set(stated) == {figure}, stated
 
@@ -156,7 +152,7 @@ def test_one_calls_per_task_figure(base: ReportInputs) -> None:
 def test_chinese_report_with_claims_has_no_english_sentence(
     claimed: ReportInputs, contract: Contract, fmt: DocFormat
 ) -> None:
-    text = render_prepared_report(claimed, lang="zh", fmt=fmt).decode()
+    text = render_report(claimed, lang="zh", fmt=fmt).decode()
     text = re.sub(r"<svg.*?</svg>", " ", text, flags=re.S)
     data = (
         contract.contract.vendor,

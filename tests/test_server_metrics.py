@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from slacheck.contract.model import AtTheLimit, Direction, TimeSliceObjective
 from slacheck.errors import TraceInputError
-from slacheck.evaluate import evaluate
+from slacheck.evaluation import evaluate
 from slacheck.metering import metrics as sm
 from slacheck.metering.rank import nearest_rank
 from slacheck.trace.ingest import ingest

@@ -156,7 +156,7 @@ def test_shell_completion_is_offered() -> None:
 
 def test_progress_reports_files_rows_and_checks(traffic: Path) -> None:
     from slacheck.contract.load import load_contract
-    from slacheck.evaluate import evaluate
+    from slacheck.evaluation import evaluate
     from slacheck.progress import Stage, Step, reporting
     from slacheck.trace.ingest import ingest
 

@@ -29,18 +29,15 @@ from slacheck import textsafe
 from slacheck.console import evaluation_table
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
-from slacheck.evaluate import Evaluation, evaluate
+from slacheck.evaluation import evaluate
+from slacheck.prepare import prepare_claim, prepare_report
 from slacheck.render import jsonout
-from slacheck.render.claim import ClaimPack, prepare_claim, render_letter
-from slacheck.render.documents import (
-    DocFormat,
-    prepare_report,
-    render_draft,
-    render_prepared_report,
-)
+from slacheck.render.claim import ClaimPack, render_letter
+from slacheck.render.documents import DocFormat, render_draft, render_report
 from slacheck.render.junit import to_junit
 from slacheck.render.markdown import evaluation_markdown
 from slacheck.render.openslo import to_openslo
+from slacheck.results import Evaluation
 from slacheck.trace.ingest import Traces, ingest
 from tests.hostile.corpus import otlp_doc, otlp_span
 
@@ -230,7 +227,7 @@ def test_the_report_holds_no_raw_unsafe_character(
     report = prepare_report(contract, traces, period="2026-07", contract_file=CONTRACT)
     _safe_and_shown(
         {
-            f"report.{lang}.{fmt}": render_prepared_report(report, lang=lang, fmt=fmt).decode()
+            f"report.{lang}.{fmt}": render_report(report, lang=lang, fmt=fmt).decode()
             for lang in LANGS
             for fmt in (DocFormat.HTML, DocFormat.MD)
         }
@@ -246,7 +243,7 @@ def test_the_pdf_shows_the_override_as_an_escape(
     contract, traces, _ = hostile
     report = prepare_report(contract, traces, period="2026-07", contract_file=CONTRACT)
     pdf = tmp_path / "report.pdf"
-    pdf.write_bytes(render_prepared_report(report, lang="en", fmt=DocFormat.PDF))
+    pdf.write_bytes(render_report(report, lang="en", fmt=DocFormat.PDF))
     text = subprocess.run(
         ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
     ).stdout

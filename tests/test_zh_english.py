@@ -21,14 +21,8 @@ import pytest
 
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
-from slacheck.render.documents import (
-    DocFormat,
-    prepare_accept,
-    prepare_report,
-    render_draft,
-    render_prepared_accept,
-    render_prepared_report,
-)
+from slacheck.prepare import prepare_accept, prepare_report
+from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import Traces, ingest
 
@@ -117,12 +111,12 @@ def test_zh_draft_and_acceptance_are_chinese(name: str, traces: Traces) -> None:
     assert english_runs(_template_text("draft", draft), allowed) == []
     for t in (None, traces):
         inputs = prepare_accept(contract, t, period="2026-07")
-        accept = render_prepared_accept(inputs, lang="zh", fmt=DocFormat.MD).decode()
+        accept = render_accept(inputs, lang="zh", fmt=DocFormat.MD).decode()
         assert english_runs(_template_text("accept", accept), allowed) == []
 
 
 def test_zh_report_is_chinese(traces: Traces) -> None:
     contract = load_contract(CONTRACTS / "strong-cn-task-e2e.yaml")
     inputs = prepare_report(contract, traces, period="2026-07", issued=dt.date(2026, 8, 10))
-    report = render_prepared_report(inputs, lang="zh", fmt=DocFormat.MD).decode()
+    report = render_report(inputs, lang="zh", fmt=DocFormat.MD).decode()
     assert english_runs(_template_text("report", report), contract_values(contract)) == []

@@ -50,8 +50,9 @@ from slacheck.metering import metrics as server_metrics
 from slacheck.metering.context import CheckContext, Exclusion, Losses, LossSays
 from slacheck.metering.rank import bucket, exact_percent, nearest_rank, order_stats
 from slacheck.metering.windowed import examples_by_window
+from slacheck.metering.windowexpr import window_index_expr
 from slacheck.verdict import TermKind, TermResult, Verdict
-from slacheck.windows import CalendarWindow, window_index_expr
+from slacheck.windows import CalendarWindow
 
 #: exclusion reasons in the order ``CheckContext.exclusion_reason`` tries them: a task with
 #: calls excluded for several reasons is counted once, under the first

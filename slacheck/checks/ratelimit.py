@@ -35,8 +35,9 @@ from slacheck.metering.windowed import (
     percentile_by_window,
     scoped_calls,
 )
+from slacheck.metering.windowexpr import window_label_expr
 from slacheck.verdict import TermKind, TermResult, Verdict
-from slacheck.windows import CalendarWindow, window_label_expr
+from slacheck.windows import CalendarWindow
 
 
 class RateLimitSays(MessageCode):

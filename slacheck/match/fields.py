@@ -31,7 +31,7 @@ from slacheck.match.mismatch import (
     term_coverage,
 )
 from slacheck.messages import NC_, NPC_, Message, MessageCode
-from slacheck.metering.context import EffectiveSpan, Losses, Metering
+from slacheck.metering.context import Losses, Metering
 from slacheck.metering.derive import (
     CallState,
     ScopeMatch,
@@ -42,6 +42,7 @@ from slacheck.metering.derive import (
     succeeded,
 )
 from slacheck.metering.peak import at_peak_expr, minute_expr
+from slacheck.results import EffectiveSpan
 from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import SetAside
 

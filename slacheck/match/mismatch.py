@@ -33,13 +33,9 @@ from slacheck.contract.review import Severity
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import point_value, scope_match, scoped, succeeded
+from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
 from slacheck.trace.ingest import Traces
-from slacheck.windows import (
-    from_us,
-    in_intervals_expr,
-    month_window,
-    window_label_expr,
-)
+from slacheck.windows import from_us, month_window
 
 __all__ = [
     "Code",

@@ -37,6 +37,8 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
 from slacheck.metering.derive import CallState
 from slacheck.metering.metrics import MetricsEvidence
+from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
+from slacheck.results import EffectiveSpan
 from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import QUARTER_HOUR_US
 from slacheck.verdict import MAX_EXAMPLES
@@ -44,11 +46,9 @@ from slacheck.windows import (
     COVER_SLACK_US,
     CalendarWindow,
     from_us,
-    in_intervals_expr,
     local_midnight,
     maintenance_intervals,
     split,
-    window_label_expr,
     windows_for,
 )
 
@@ -98,18 +98,6 @@ class Coverage:
             "clipped": self.clipped,
             "partial": self.partial,
         }
-
-
-@dataclass(frozen=True, slots=True)
-class EffectiveSpan:
-    """Calls (in scope) outside the contract's effective period: never counted, always said."""
-
-    before: int
-    after: int
-
-    @property
-    def outside(self) -> int:
-        return self.before + self.after
 
 
 class EffectiveSays(MessageCode):

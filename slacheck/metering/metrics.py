@@ -50,9 +50,10 @@ from slacheck.contract.model import (
 )
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
+from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
 from slacheck.trace.otlp_metrics import MetricPoints
 from slacheck.verdict import Verdict
-from slacheck.windows import CalendarWindow, in_intervals_expr, window_label_expr
+from slacheck.windows import CalendarWindow
 
 _US_PER_MINUTE = 60_000_000
 _SLICE_PERCENTILES = {"p50": 50, "p90": 90, "p95": 95, "p99": 99}

@@ -24,7 +24,7 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
 from slacheck.metering.windowed import EPS
-from slacheck.windows import window_label_expr
+from slacheck.metering.windowexpr import window_label_expr
 
 MINUTE_US = 60_000_000
 

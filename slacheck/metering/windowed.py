@@ -12,8 +12,9 @@ import ibis.expr.types as ir
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
 from slacheck.metering.rank import nearest_rank_by_window
+from slacheck.metering.windowexpr import window_label_expr
 from slacheck.verdict import MAX_EXAMPLES
-from slacheck.windows import CalendarWindow, window_label_expr
+from slacheck.windows import CalendarWindow
 
 #: Rounding guard for ceil(): 10 % of 30 minutes is 3, not 4 through float error.
 EPS = 1e-9

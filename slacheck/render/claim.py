@@ -1,32 +1,21 @@
-"""The credit-claim pack: for one availability window, the computation, the incidents, every
-affected call as CSV with its SHA-256, the credit in money, the deadline, and a claim letter.
+"""The credit-claim pack as rendered: for one availability window, the computation, the
+incidents, every affected call as CSV with its SHA-256, the credit in money, the deadline, and
+the claim letter. ``slacheck.prepare.claim`` computes the pack; this module only words it.
 
-The affected calls are exactly the calls the availability check counts as failed (in scope,
-not excluded, in the window, failed under ``availability.failures``): the same table, the same
-expressions (``checks.availability.failed_expr``), so the CSV's row count is the check's
-``total − good``. Incidents are runs of failed calls no more than ``INCIDENT_GAP_MINUTES``
-apart. Only availability carries credits in the contract model; latency terms have none.
+Only availability carries credits in the contract model; latency terms have none.
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import hashlib
-import io
 from dataclasses import dataclass, field
 from typing import Any
 
-from slacheck.checks.availability import credit_for, failed_expr
 from slacheck.contract.model import Contract
-from slacheck.errors import UsageError
-from slacheck.evaluate import run_checks
 from slacheck.messages import NC_, Message, MessageCode
-from slacheck.metering.context import CheckContext
-from slacheck.metering.windowed import scoped_calls
-from slacheck.trace.ingest import Traces
 from slacheck.verdict import TermResult
-from slacheck.windows import from_us, parse_period
+from slacheck.windows import from_us
 
 __all__ = [
     "AFFECTED_COLUMNS",
@@ -34,7 +23,6 @@ __all__ = [
     "ClaimPack",
     "ClaimSays",
     "Incident",
-    "prepare_claim",
     "render_letter",
 ]
 
@@ -179,114 +167,8 @@ class ClaimPack:
         }
 
 
-def prepare_claim(contract: Contract, traces: Traces, *, period: str) -> ClaimPack:
-    """The claim for the one availability window ``period`` names."""
-    spec = contract.availability
-    if spec is None:
-        raise UsageError(
-            "the contract has no availability term: only availability carries service credits"
-        )
-    if contract.credits is None:
-        raise UsageError("the contract has no credits section: there is no credit to claim")
-    window = parse_period(period, contract.zone)
-    ctx = CheckContext(contract, traces, window)
-    windows = ctx.windows(spec.window)
-    if len(windows) != 1:
-        raise UsageError(
-            f"--period {period} holds {len(windows)} availability windows; a claim is made for "
-            "one: pass one month (or the one window the contract measures)"
-        )
-    w = windows[0]
-    (result,) = [r for r in run_checks(ctx, only=["availability"]).results if r.window == w.label]
-    credits = contract.credits
-    pct = credit_for(credits, result.observed) if result.observed is not None else 0.0
-    fees = contract.fees
-    rows = _affected(ctx, windows)
-    return ClaimPack(
-        contract=contract,
-        window=w.label,
-        result=result,
-        credit_percent=pct,
-        cap_percent=credits.cap_percent,
-        amount=round(fees.monthly * pct / 100.0, 2) if fees is not None else None,
-        currency=fees.currency if fees is not None else None,
-        deadline=ctx.claim_deadline(credits, w),
-        incidents=_incidents(rows),
-        affected_csv=_csv(rows, contract),
-        affected_rows=len(rows),
-        sources=tuple((s.path, s.sha256) for s in traces.sources),
-    )
-
-
-def _affected(ctx: CheckContext, windows: Any) -> list[dict[str, Any]]:
-    """The calls the availability check counts as failed, oldest first."""
-    c = scoped_calls(ctx, windows)
-    c = c.mutate(_ex=ctx.exclusion_reason(c), _failed=failed_expr(ctx, c))
-    c = c.filter(c._ex.isnull() & c._failed)
-    cols = ["start_us", "task_id", "span_id", "region_key", "provider", "request_model"]
-    cols += ["endpoint", "status", "http_status"]
-    rows: list[dict[str, Any]] = (
-        c.select(*cols).order_by(["start_us", "task_id", "span_id"]).to_pyarrow().to_pylist()
-    )
-    return rows
-
-
-def _incidents(rows: list[dict[str, Any]]) -> tuple[Incident, ...]:
-    gap = INCIDENT_GAP_MINUTES * 60_000_000
-    runs: list[list[dict[str, Any]]] = []
-    for r in rows:
-        if runs and int(r["start_us"]) - int(runs[-1][-1]["start_us"]) <= gap:
-            runs[-1].append(r)
-        else:
-            runs.append([r])
-
-    def labels(run: list[dict[str, Any]], key: str) -> tuple[str, ...]:
-        return tuple(sorted({str(r[key]) for r in run if r[key] is not None}))
-
-    return tuple(
-        Incident(
-            int(run[0]["start_us"]),
-            int(run[-1]["start_us"]),
-            len(run),
-            labels(run, "region_key"),
-            labels(run, "request_model"),
-            labels(run, "endpoint"),
-        )
-        for run in runs
-    )
-
-
 def _iso(us: int, zone: Any) -> str:
     return from_us(us, zone).isoformat(timespec="milliseconds")
-
-
-def _csv(rows: list[dict[str, Any]], contract: Contract) -> bytes:
-    buf = io.StringIO()
-    out = csv.writer(buf, lineterminator="\n")
-    out.writerow(AFFECTED_COLUMNS)
-    for r in rows:
-        us = int(r["start_us"])
-        http = "" if r["http_status"] is None else str(int(r["http_status"]))
-        out.writerow(
-            (
-                _iso(us, dt.UTC),
-                _iso(us, contract.zone),
-                *(
-                    _cell(r[k])
-                    for k in ("task_id", "span_id", "region_key", "provider", "request_model")
-                ),
-                _cell(r["endpoint"]),
-                _cell(r["status"]),
-                http,
-            )
-        )
-    return buf.getvalue().encode("utf-8")
-
-
-def _cell(value: Any) -> str:
-    """Trace text as a CSV cell a spreadsheet will not run as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def render_letter(pack: ClaimPack, lang: str) -> str:

@@ -32,7 +32,6 @@ from slacheck.contract.model import (
     MeasurementPoint,
     OccurrenceObjective,
     RateLimitBasis,
-    Window,
 )
 from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
@@ -41,37 +40,30 @@ from slacheck.inputs import sha256_of
 from slacheck.messages import LOCALES, translations
 from slacheck.render import charts
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
+from slacheck.render.inputs import (
+    EVIDENCE_COLUMNS,
+    AcceptInputs,
+    ReportInputs,
+    acceptance_window_kind,
+    evidence_name,
+)
 from slacheck.textsafe import visible
 from slacheck.verdict import TermResult
 
-if TYPE_CHECKING:  # the engines load only when traces are read: a draft needs none of them
-    from slacheck.budget import Budget
-    from slacheck.evaluate import Evaluation
-    from slacheck.match.fields import FieldCheck
-    from slacheck.trace.ingest import Quality, SourceFile, Traces
+if TYPE_CHECKING:
+    from slacheck.trace.ingest import SourceFile
 
 __all__ = [
     "ASSUMED_STEPS_PER_TASK",
     "FORMATS",
-    "AcceptInputs",
-    "AcceptWindow",
     "DocFormat",
-    "EvidenceFile",
     "Renderer",
-    "ReportInputs",
-    "acceptance_window_kind",
     "environment",
-    "evidence_name",
-    "evidence_path",
     "format_for",
     "monthly_points",
-    "prepare_accept",
-    "prepare_report",
     "register_format",
     "render_accept",
     "render_draft",
-    "render_prepared_accept",
-    "render_prepared_report",
     "render_report",
 ]
 
@@ -394,34 +386,6 @@ def render_draft(contract: Contract, *, lang: str, fmt: DocFormat) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
-class AcceptWindow:
-    """One window the acceptance test covers and, with traces, the traffic they hold in it."""
-
-    label: str
-    start_us: int
-    last_us: int  # the window's last microsecond
-    clipped: bool  # the effective period cuts it
-    calls: int | None = None  # in-scope model calls (None: no traces given)
-    tasks: int | None = None  # tasks with at least one in-scope model call
-    busiest_minute: int | None = None  # in-scope calls in the busiest UTC minute
-    peak_minutes: int | None = None  # minutes that meet the contract's peak definition
-
-
-@dataclass(frozen=True)
-class AcceptInputs:
-    """What the acceptance document needs: the contract, the test period and, with traces,
-    the field check and the traffic per test window."""
-
-    contract: Contract
-    fields: FieldCheck | None = None
-    sources: tuple[SourceFile, ...] = ()
-    quality: Quality | None = None
-    contract_file: Path | None = None
-    period: str | None = None  # as given (--period); None: the windows the traces cover
-    windows: tuple[AcceptWindow, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class Retention:
     """How long and by whom the acceptance evidence package is kept, and whether the contract
     says so or the default applies (the document states which)."""
@@ -444,104 +408,13 @@ def _retention(contract: Contract) -> Retention:
     )
 
 
-def acceptance_window_kind(contract: Contract) -> Window:
-    """The window the acceptance is counted in: the first latency term's, else availability's."""
-    if contract.latency:
-        return contract.latency[0].window
-    if contract.availability is not None:
-        return contract.availability.window
-    return Window.CALENDAR_MONTH
-
-
-def _test_windows(
-    contract: Contract, traces: Traces | None, period: str | None
-) -> tuple[AcceptWindow, ...]:
-    from slacheck.metering.context import Metering, contract_windows
-    from slacheck.windows import parse_period
-
-    kind = acceptance_window_kind(contract)
-    span = parse_period(period, contract.zone) if period is not None else None
-    if traces is None:
-        laid = contract_windows(contract, kind, span)
-        return tuple(AcceptWindow(w.label, w.start_us, w.end_us - 1, w.clipped) for w in laid)
-    ctx = Metering(contract, traces, span)
-    return tuple(_window_traffic(ctx, w) for w in ctx.windows(kind))
-
-
-def _window_traffic(ctx: Any, w: Any) -> AcceptWindow:
-    from slacheck.metering.derive import scoped
-    from slacheck.metering.peak import MINUTE_US, minute_expr, peak_minutes
-
-    c = ctx.calls
-    c = c.filter(scoped(c, ctx.contract) & (c.start_us >= w.start_us) & (c.start_us < w.end_us))
-    row = c.aggregate(calls=c.count(), tasks=c.task_id.nunique()).execute().iloc[0]
-    per_minute = c.group_by(_m=minute_expr(c.start_us)).aggregate(n=c.count())
-    busiest = per_minute.aggregate(top=per_minute.n.max()).execute().iloc[0]["top"]
-    pm = peak_minutes(ctx)
-    peaks: int | None = None
-    if pm is not None:
-        pm = pm.filter((pm.minute * MINUTE_US >= w.start_us) & (pm.minute * MINUTE_US < w.end_us))
-        peaks = int(pm.count().execute())
-    return AcceptWindow(
-        w.label,
-        w.start_us,
-        w.end_us - 1,
-        w.clipped,
-        int(row["calls"]),
-        int(row["tasks"] or 0),
-        None if busiest is None or busiest != busiest else int(busiest),
-        peaks,
-    )
-
-
-def prepare_accept(
-    contract: Contract,
-    traces: Traces | None,
-    *,
-    contract_file: Path | None = None,
-    period: str | None = None,
-) -> AcceptInputs:
-    """The field check (with traces) and the test windows: those of ``period`` when given
-    (``--period 2026-Q3``), else those the traces cover; each with the traffic it holds."""
-    windows = _test_windows(contract, traces, period)
-    if traces is None:
-        return AcceptInputs(contract, contract_file=contract_file, period=period, windows=windows)
-    from slacheck.match.fields import check_fields
-
-    return AcceptInputs(
-        contract,
-        check_fields(contract, traces),
-        traces.sources,
-        traces.quality,
-        contract_file,
-        period,
-        windows,
-    )
-
-
-def render_accept(
-    contract: Contract,
-    traces: Traces | None,
-    *,
-    lang: str,
-    fmt: DocFormat,
-    contract_file: Path | None = None,
-    period: str | None = None,
-) -> bytes:
-    """Acceptance criteria per term: test period and traffic, who runs it, how each verdict
-    counts, re-test and evidence; with traces, the eight-item field check; a sign-off."""
-    return render_prepared_accept(
-        prepare_accept(contract, traces, contract_file=contract_file, period=period),
-        lang=lang,
-        fmt=fmt,
-    )
-
-
 def _per_task(term: Any) -> bool:
     return bool(term.measurement_point is MeasurementPoint.TASK_END_TO_END)
 
 
-def render_prepared_accept(inputs: AcceptInputs, *, lang: str, fmt: DocFormat) -> bytes:
+def render_accept(inputs: AcceptInputs, *, lang: str, fmt: DocFormat) -> bytes:
+    """Acceptance criteria per term: test period and traffic, who runs it, how each verdict
+    counts, re-test and evidence; with traces, the eight-item field check; a sign-off."""
     fc = inputs.fields
     contract = inputs.contract
     traces = _inputs(contract, inputs.contract_file, inputs.sources)[1:]
@@ -571,295 +444,6 @@ def render_prepared_accept(inputs: AcceptInputs, *, lang: str, fmt: DocFormat) -
 
 # ---------------------------------------------------------------------------------------------
 # Compliance report
-
-
-@dataclass(frozen=True, slots=True)
-class Traffic:
-    """Model calls in the period by the model that answered and by serving region (the busiest
-    first), so the report shows what the traces hold, names as recorded."""
-
-    models: tuple[tuple[str, int, int], ...]  # (model as recorded, calls, of them in scope)
-    regions: tuple[tuple[str, int, str], ...]  # (region, calls, primary|failover|unlisted|unknown)
-
-
-_TOP = 20
-
-
-def _traffic(ctx: Any) -> Traffic:
-    import ibis
-
-    from slacheck.metering.derive import region_key, scoped
-
-    contract: Contract = ctx.contract
-    w = ctx.period
-    c = ctx.calls
-    c = c.filter((c.start_us >= w.start_us) & (c.start_us < w.end_us))
-    c = c.mutate(
-        _model=ibis.coalesce(c.response_model, c.request_model).fill_null("—"),
-        _in=scoped(c, contract).cast("int64"),
-        _region=c.region_key.fill_null(""),
-    )
-    models = (
-        c.group_by("_model")
-        .aggregate(calls=c.count(), scoped=c._in.sum())
-        .order_by([ibis.desc("calls"), "_model"])
-        .limit(_TOP)
-        .to_pyarrow()
-        .to_pylist()
-    )
-    regions = (
-        c.group_by("_region")
-        .aggregate(calls=c.count())
-        .order_by([ibis.desc("calls"), "_region"])
-        .limit(_TOP)
-        .to_pyarrow()
-        .to_pylist()
-    )
-    spec = contract.regions
-    primary = {region_key(r.name) for r in spec.primary} if spec else set()
-    failover = {region_key(r.name) for r in spec.failover} if spec else set()
-
-    def role(name: str) -> str:
-        if not name:
-            return "unknown"
-        return "primary" if name in primary else "failover" if name in failover else "unlisted"
-
-    return Traffic(
-        models=tuple((str(r["_model"]), int(r["calls"]), int(r["scoped"] or 0)) for r in models),
-        regions=tuple(
-            (str(r["_region"]), int(r["calls"]), role(str(r["_region"]))) for r in regions
-        ),
-    )
-
-
-@dataclass(frozen=True)
-class ReportInputs:
-    """Everything the report shows, computed once and rendered in any language and format."""
-
-    contract: Contract
-    period: str
-    evaluation: Evaluation
-    fields: FieldCheck
-    budget: Budget
-    distributions: tuple[charts.Distribution, ...]
-    period_start_us: int
-    period_end_us: int
-    data_start_us: int | None
-    data_end_us: int | None
-    traffic: Traffic
-    evidence: EvidenceFile
-    issued: dt.date
-    contract_file: Path | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceFile:
-    """The evidence appendix: every failing or excluded in-scope call of the period, as CSV
-    written beside the report; the report prints its name, row count and SHA-256."""
-
-    data: bytes
-    rows: int
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
-
-
-EVIDENCE_COLUMNS = (
-    "time_local",
-    "task_id",
-    "span_id",
-    "region",
-    "status",
-    "http_status",
-    "counted_as",
-    "reason",
-)
-
-
-def evidence_name(contract: Contract, period: str) -> str:
-    """The evidence appendix's file name, the same for every language and format of one
-    report: ``<contract id>_<period>_evidence.csv``, with only safe characters."""
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{contract.contract.id}_{period}").strip("._")
-    return f"{stem or 'report'}_evidence.csv"
-
-
-def evidence_path(report: Path, inputs: ReportInputs) -> Path:
-    """Where the evidence appendix of the report written to ``report`` goes: beside it."""
-    return report.with_name(evidence_name(inputs.contract, inputs.period))
-
-
-def _evidence(ctx: Any) -> EvidenceFile:
-    """Failing calls (state not ok) and excluded calls in the period, oldest first, with the
-    time in the contract's zone and the reason: the exclusion, else the failure."""
-    import csv
-    import io
-
-    from slacheck.metering.derive import FAILURE_STATES, scoped
-
-    contract: Contract = ctx.contract
-    w = ctx.period
-    c = ctx.calls
-    c = c.filter(scoped(c, contract) & (c.start_us >= w.start_us) & (c.start_us < w.end_us))
-    c = c.mutate(_ex=ctx.exclusion_reason(c))
-    c = c.filter(c._ex.notnull() | c.state.isin([str(s) for s in FAILURE_STATES]))
-    rows = (
-        c.select("start_us", "task_id", "span_id", "region_key", "state", "http_status", "_ex")
-        .order_by(["start_us", "task_id", "span_id"])
-        .to_pyarrow()
-        .to_pylist()
-    )
-    zone = contract.zone
-    buf = io.StringIO()
-    out = csv.writer(buf, lineterminator="\n")
-    out.writerow(EVIDENCE_COLUMNS)
-    for r in rows:
-        us = int(r["start_us"])
-        local = (dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=us)).astimezone(
-            zone
-        )
-        http = "" if r["http_status"] is None else str(int(r["http_status"]))
-        excluded = r["_ex"] is not None
-        reason = r["_ex"] if excluded else str(r["state"]) + (f" (HTTP {http})" if http else "")
-        # an unclassified failure is neither proven the vendor's nor excused: it says so
-        counted = (
-            "excluded" if excluded else "unclassified" if r["state"] == "unclassified" else "failed"
-        )
-        out.writerow(
-            (
-                local.isoformat(timespec="milliseconds"),
-                _csv_safe(r["task_id"]),
-                _csv_safe(r["span_id"]),
-                _csv_safe(r["region_key"]),
-                r["state"],
-                http,
-                counted,
-                reason,
-            )
-        )
-    return EvidenceFile(buf.getvalue().encode("utf-8"), len(rows))
-
-
-def _csv_safe(value: Any) -> str:
-    """Trace text as a CSV cell a spreadsheet will not run as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def prepare_report(
-    contract: Contract,
-    traces: Traces,
-    *,
-    period: str,
-    evaluation: Evaluation | None = None,
-    contract_file: Path | None = None,
-    issued: dt.date | None = None,
-) -> ReportInputs:
-    """Evaluate (unless ``evaluation`` is given), check fields, analyse the budget, and read
-    each latency term's measured values for the charts.
-
-    ``issued`` is the report's issue date (claim status is stated as of it); the caller
-    passes it (``--issued``), else it is today in the contract's zone — read here, once,
-    never inside a template."""
-    from slacheck.budget import analyse
-    from slacheck.evaluate import run_checks
-    from slacheck.match.fields import check_fields
-    from slacheck.metering.context import CheckContext
-    from slacheck.windows import parse_period
-
-    window = parse_period(period, contract.zone)
-    # one context for the verdicts and the charts: its derived call table is built once
-    ctx = CheckContext(contract, traces, window)
-    if evaluation is None:
-        evaluation = run_checks(ctx)
-    elif evaluation.period is not None and evaluation.period != window.label:
-        raise UsageError(
-            f"the evaluation covers {evaluation.period}, not the report's period {window.label}"
-        )
-    lo, hi = ctx.data_range
-    return ReportInputs(
-        contract=contract,
-        period=period,
-        evaluation=evaluation,
-        fields=check_fields(contract, traces),
-        budget=analyse(traces),
-        distributions=_distributions(ctx, evaluation.results),
-        period_start_us=window.start_us,
-        period_end_us=window.end_us,
-        data_start_us=lo,
-        data_end_us=hi,
-        traffic=_traffic(ctx),
-        evidence=_evidence(ctx),
-        issued=issued if issued is not None else dt.datetime.now(contract.zone).date(),
-        contract_file=contract_file,
-    )
-
-
-def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Distribution, ...]:
-    """Per latency term: its figures in the period, as the check counts a window's
-    (``checks.latency.period_values``: same units, states, exclusions and point)."""
-    from slacheck.checks.latency import call_base, period_values
-
-    contract: Contract = ctx.contract
-    if not contract.latency or ctx.period is None:
-        return ()
-    base = call_base(ctx)
-    w = ctx.period
-    out: list[charts.Distribution] = []
-    for term in contract.latency:
-        figures = period_values(ctx, term, w.start_us, w.end_us, base)
-        obj = term.objective
-        monthly = tuple(
-            (r.window, float(r.observed))
-            for r in sorted(results, key=lambda r: r.window)
-            if r.term_id == term.id
-            and r.observed is not None
-            and r.measured_at == figures.point.name
-        )
-        tps = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
-        if not isinstance(obj, OccurrenceObjective):
-            # a time-slice term reports the share of slices passing, not a speed: no marker
-            monthly = ()
-        out.append(
-            charts.Distribution(
-                term_id=term.id,
-                values=figures.values,
-                threshold=obj.threshold,
-                at_most=obj.direction is Direction.AT_MOST,
-                unit="tokens/s" if tps else "ms",
-                percentile=obj.percentile if isinstance(obj, OccurrenceObjective) else None,
-                measured_at=figures.point.name,
-                bound=figures.bound,
-                monthly=monthly,
-                unit_word="tasks"
-                if term.measurement_point is MeasurementPoint.TASK_END_TO_END
-                else "calls",
-            )
-        )
-    return tuple(out)
-
-
-def render_report(
-    contract: Contract,
-    traces: Traces,
-    *,
-    period: str,
-    lang: str,
-    fmt: DocFormat,
-    evaluation: Evaluation | None = None,
-    contract_file: Path | None = None,
-    issued: dt.date | None = None,
-) -> bytes:
-    """The compliance report for ``period``; pass ``evaluation`` to reuse one already run."""
-    inputs = prepare_report(
-        contract,
-        traces,
-        period=period,
-        evaluation=evaluation,
-        contract_file=contract_file,
-        issued=issued,
-    )
-    return render_prepared_report(inputs, lang=lang, fmt=fmt)
 
 
 _KIND_ORDER = (
@@ -996,8 +580,9 @@ def money(amount: Any, currency: Any, lang: str = "en") -> str:
     )
 
 
-def render_prepared_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
-    """The report from prepared inputs: one evaluation rendered in every language and format."""
+def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
+    """The compliance report from its prepared inputs (``slacheck.prepare.prepare_report``):
+    one evaluation rendered in every language and format."""
     language = check_lang(lang)
     renderer = FORMATS.get(fmt)
     if renderer is None:

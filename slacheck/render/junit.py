@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from slacheck.evaluate import Evaluation, contract_terms
 from slacheck.messages import render
+from slacheck.results import Evaluation, contract_terms
 from slacheck.textsafe import xml_text
 from slacheck.verdict import Verdict
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from slacheck.evaluate import Evaluation
 from slacheck.match.fields import FieldCheck
 from slacheck.messages import render
 from slacheck.render.format import md_cell, md_text
+from slacheck.results import Evaluation
 from slacheck.textsafe import visible
 
 #: units whose observed figure is a whole count: no decimals ("142 calls", not "142.00 calls")

@@ -1,0 +1,87 @@
+"""The credit-claim pack's inputs for one availability window, from one metering run.
+
+The affected calls are exactly the calls the availability check counts as failed (in scope,
+not excluded, in the window, failed under ``availability.failures``): the same metered-call
+table (``metering.calls``), so the CSV's row count is the check's ``total − good``. Incidents
+are runs of failed calls no more than ``INCIDENT_GAP_MINUTES`` apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slacheck.checks.availability import credit_for
+from slacheck.contract.model import Contract
+from slacheck.errors import UsageError
+from slacheck.evaluation import run_checks
+from slacheck.metering.context import CheckContext
+from slacheck.prepare.evidence import affected_calls, affected_csv
+from slacheck.render.claim import INCIDENT_GAP_MINUTES, ClaimPack, Incident
+from slacheck.trace.ingest import Traces
+from slacheck.windows import parse_period
+
+__all__ = ["prepare_claim"]
+
+
+def prepare_claim(contract: Contract, traces: Traces, *, period: str) -> ClaimPack:
+    """The claim for the one availability window ``period`` names."""
+    spec = contract.availability
+    if spec is None:
+        raise UsageError(
+            "the contract has no availability term: only availability carries service credits"
+        )
+    if contract.credits is None:
+        raise UsageError("the contract has no credits section: there is no credit to claim")
+    window = parse_period(period, contract.zone)
+    ctx = CheckContext(contract, traces, window)
+    windows = ctx.windows(spec.window)
+    if len(windows) != 1:
+        raise UsageError(
+            f"--period {period} holds {len(windows)} availability windows; a claim is made for "
+            "one: pass one month (or the one window the contract measures)"
+        )
+    w = windows[0]
+    (result,) = [r for r in run_checks(ctx, only=["availability"]).results if r.window == w.label]
+    credits = contract.credits
+    pct = credit_for(credits, result.observed) if result.observed is not None else 0.0
+    fees = contract.fees
+    rows = affected_calls(ctx, windows)
+    return ClaimPack(
+        contract=contract,
+        window=w.label,
+        result=result,
+        credit_percent=pct,
+        cap_percent=credits.cap_percent,
+        amount=round(fees.monthly * pct / 100.0, 2) if fees is not None else None,
+        currency=fees.currency if fees is not None else None,
+        deadline=ctx.claim_deadline(credits, w),
+        incidents=_incidents(rows),
+        affected_csv=affected_csv(rows, contract),
+        affected_rows=len(rows),
+        sources=tuple((s.path, s.sha256) for s in traces.sources),
+    )
+
+
+def _incidents(rows: list[dict[str, Any]]) -> tuple[Incident, ...]:
+    gap = INCIDENT_GAP_MINUTES * 60_000_000
+    runs: list[list[dict[str, Any]]] = []
+    for r in rows:
+        if runs and int(r["start_us"]) - int(runs[-1][-1]["start_us"]) <= gap:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+
+    def labels(run: list[dict[str, Any]], key: str) -> tuple[str, ...]:
+        return tuple(sorted({str(r[key]) for r in run if r[key] is not None}))
+
+    return tuple(
+        Incident(
+            int(run[0]["start_us"]),
+            int(run[-1]["start_us"]),
+            len(run),
+            labels(run, "region_key"),
+            labels(run, "request_model"),
+            labels(run, "endpoint"),
+        )
+        for run in runs
+    )
