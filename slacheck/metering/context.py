@@ -53,6 +53,8 @@ from slacheck.windows import (
 )
 
 _QUARTER_HOUR = QUARTER_HOUR_US
+#: spans above which a plain input's calls stay a view of it (``Metering.calls_are_view``)
+VIEW_FROM_ROWS = 2_000_000
 _YEAR_2200_US = 7_258_118_400_000_000  # beyond any timestamp ingestion keeps
 _EPOCH = dt.date(1970, 1, 1)
 #: span columns that say where a row came from: long strings no consumer of calls reads
@@ -194,11 +196,12 @@ class Metering:
     def calls(self) -> ir.Table:
         """All model calls with derived columns (see ``derive.calls``), not yet scoped.
 
-        Where the spans are the input as read and no llm span wraps another (``Traces.plain``,
-        ``Traces.llm_wrappers``), the calls are a view of the input: each query reads only the
-        columns it needs, and the name lookups behind it are computed once. Otherwise (rows
-        filtered or joined, wrappers to unwrap, or Spark, which recomputes a view at every
-        action) they are computed once, as a table in the engine."""
+        Where the spans are the input as read, no llm span wraps another (``Traces.plain``,
+        ``Traces.llm_wrappers``) and the input is large (``calls_are_view``), the calls are a
+        view of the input: each query reads only the columns it needs, and the name lookups
+        behind it are computed once. Otherwise (a small input, rows filtered or joined,
+        wrappers to unwrap, or Spark, which recomputes a view at every action) they are
+        computed once, as a table in the engine."""
         wrappers = self.traces.llm_wrappers
         llm = self._llm
         if self.calls_are_view:
@@ -251,9 +254,18 @@ class Metering:
 
     @property
     def calls_are_view(self) -> bool:
-        """Whether ``calls`` is a view of the input rather than a table computed once."""
+        """Whether ``calls`` is a view of the input rather than a table computed once: on
+        DuckDB, for plain inputs without wrappers, of more than ``VIEW_FROM_ROWS`` spans. Below
+        that, the table costs less than the view it replaces: every query of a view binds and
+        optimises the derivation's whole chain again (a fixed ~0.2 s of CPU per query, some
+        sixty queries per run), while copying a small input takes a fraction of a second."""
         t = self.traces
-        return t.plain and t.llm_wrappers == 0 and t.engine is Engine.DUCKDB
+        return (
+            t.plain
+            and t.llm_wrappers == 0
+            and t.engine is Engine.DUCKDB
+            and t.quality.rows_used > VIEW_FROM_ROWS
+        )
 
     @cached_property
     def _kept(self) -> dict[str, ir.Table]:
