@@ -31,7 +31,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SlacheckError": ("slacheck.errors", "SlacheckError"),
     "TermResult": ("slacheck.verdict", "TermResult"),
     "TraceInputError": ("slacheck.errors", "TraceInputError"),
-    "Traces": ("slacheck.trace.ingest", "Traces"),
+    "Traces": ("slacheck.trace.traces", "Traces"),
     "UsageError": ("slacheck.errors", "UsageError"),
     "Verdict": ("slacheck.verdict", "Verdict"),
     "analyse_budget": ("slacheck.budget", "analyse"),

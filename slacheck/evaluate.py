@@ -16,7 +16,8 @@ from slacheck.messages import Message
 from slacheck.metering.context import EffectiveSpan
 from slacheck.metering.metrics import MetricsEvidence
 from slacheck.progress import Stage, Step, report
-from slacheck.trace.ingest import Quality, SourceFile, Traces
+from slacheck.trace.results import Quality, SourceFile
+from slacheck.trace.traces import Traces
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import parse_period
 

@@ -22,7 +22,8 @@ from slacheck.render.documents import (
 )
 from slacheck.render.format import Formatter
 from slacheck.trace.generate import TrafficProfile, generate, write
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
+from slacheck.trace.traces import Traces
 
 
 @pytest.fixture(scope="module")

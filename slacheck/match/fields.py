@@ -42,8 +42,8 @@ from slacheck.metering.derive import (
     succeeded,
 )
 from slacheck.metering.peak import at_peak_expr, minute_expr
-from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import SetAside
+from slacheck.trace.traces import Traces
 
 __all__ = [
     "FieldCheck",

@@ -33,7 +33,7 @@ from slacheck.contract.review import Severity
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import point_value, scope_match, scoped, succeeded
-from slacheck.trace.ingest import Traces
+from slacheck.trace.traces import Traces
 from slacheck.windows import (
     from_us,
     in_intervals_expr,

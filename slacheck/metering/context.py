@@ -37,8 +37,8 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
 from slacheck.metering.derive import CallState
 from slacheck.metering.metrics import MetricsEvidence
-from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import QUARTER_HOUR_US
+from slacheck.trace.traces import Traces
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import (
     COVER_SLACK_US,

@@ -24,7 +24,7 @@ from slacheck.evaluate import run_checks
 from slacheck.messages import NC_, Message, MessageCode
 from slacheck.metering.context import CheckContext
 from slacheck.metering.windowed import scoped_calls
-from slacheck.trace.ingest import Traces
+from slacheck.trace.traces import Traces
 from slacheck.verdict import TermResult
 from slacheck.windows import from_us, parse_period
 

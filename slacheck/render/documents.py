@@ -48,7 +48,8 @@ if TYPE_CHECKING:  # the engines load only when traces are read: a draft needs n
     from slacheck.budget import Budget
     from slacheck.evaluate import Evaluation
     from slacheck.match.fields import FieldCheck
-    from slacheck.trace.ingest import Quality, SourceFile, Traces
+    from slacheck.trace.results import Quality, SourceFile
+    from slacheck.trace.traces import Traces
 
 __all__ = [
     "ASSUMED_STEPS_PER_TASK",

@@ -40,6 +40,7 @@ from slacheck.trace.normalise import host_expr
 from slacheck.trace.records import FIRST_TOKEN_END, STREAM_LOG_END, USAGE_SPELLINGS
 from slacheck.trace.schema import BY_NAME, COLUMNS, Kind, SetAside, Status
 from slacheck.trace.status import classify_expr
+from slacheck.trace.urls import is_url
 
 # -- the raw shape, one description for both engines -------------------------------------------
 
@@ -322,8 +323,6 @@ def _spark_lines(session: EngineSession, names: list[str]) -> ir.Table:
     plus its place in the split, so no line is moved between executors to be numbered."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
-
-    from slacheck.trace.remote import is_url
 
     con = session.backend
     spark = con._session
@@ -1107,7 +1106,7 @@ def _iso_us(text: ir.StringValue, engine: Engine) -> ir.IntegerValue:
 
 
 def _error_class(message: ir.StringValue) -> ir.StringValue:
-    """``records.error_class``: the class of ``RateLimitError('...')``, or a short first line."""
+    """``status.error_class``: the class of ``RateLimitError('...')``, or a short first line."""
     line = _strip(_strip(message).re_extract(r"^([^\r\n]*)", 1))
     cls = line.re_extract(r"^([A-Za-z_][A-Za-z0-9_.]*)\s*[(:]", 1)
     return ibis.cases(
@@ -1126,7 +1125,7 @@ def _status(
     exception_type: ir.StringValue,
     exception_message: ir.StringValue,
 ) -> tuple[ir.StringValue, ir.StringValue]:
-    """``records.set_status`` in the engine: (status, status_source), from the same table."""
+    """``status.set_status`` in the engine: (status, status_source), from the same table."""
     return classify_expr(
         failed=failed,
         error_type=error_type,
