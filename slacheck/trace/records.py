@@ -439,7 +439,7 @@ def _complete_streams(
     its task that ended last at or before the log's time (the same requested model where both
     name one; ties by the larger span id): the call's end becomes the log's time, since the
     span itself ended at the response headers. ``end`` and ``end_ok`` are changed in place.
-    ``otlp_engine._complete_streams`` is the same rule in the engine."""
+    ``otlp_columns._complete_streams`` is the same rule in the engine."""
     cols = rows._columns
     task = [str(t).lower() if t is not None else None for t in cols["task_id"]]
     span = [str(x).lower() if x is not None else "" for x in cols["span_id"]]
