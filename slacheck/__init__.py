@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from slacheck.render.inputs import AcceptInputs, ReportInputs
     from slacheck.render.junit import to_junit
     from slacheck.results import Evaluation
-    from slacheck.trace.ingest import Traces, ingest
+    from slacheck.trace.ingest import ingest
+    from slacheck.trace.traces import Traces
     from slacheck.verdict import TermResult, Verdict
 
 __version__ = "0.1.0"
@@ -64,7 +65,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SlacheckError": ("slacheck.errors", "SlacheckError"),
     "TermResult": ("slacheck.verdict", "TermResult"),
     "TraceInputError": ("slacheck.errors", "TraceInputError"),
-    "Traces": ("slacheck.trace.ingest", "Traces"),
+    "Traces": ("slacheck.trace.traces", "Traces"),
     "UsageError": ("slacheck.errors", "UsageError"),
     "Verdict": ("slacheck.verdict", "Verdict"),
     "analyse_budget": ("slacheck.budget", "analyse"),

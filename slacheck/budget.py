@@ -15,7 +15,7 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode, format_number, re
 from slacheck.metering.derive import FAILURE_STATES, calls, lower_bound, tasks
 from slacheck.metering.rank import nearest_rank
 from slacheck.textsafe import visible
-from slacheck.trace.ingest import Traces
+from slacheck.trace.traces import Traces
 
 __all__ = [
     "PARTS",

@@ -426,7 +426,7 @@ def _internal_error(command: str, exc: BaseException, kwargs: dict[str, Any]) ->
 def _inputs(*paths: Path | list[Path] | list[str] | None) -> list[Path]:
     """The input files among a command's arguments, for refusing to write over one (a URL is
     not a file here)."""
-    from slacheck.trace.remote import is_url
+    from slacheck.trace.urls import is_url
 
     found: list[Path] = []
     for p in paths:

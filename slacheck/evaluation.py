@@ -11,7 +11,7 @@ from slacheck.errors import UsageError
 from slacheck.metering.metrics import MetricsEvidence
 from slacheck.progress import Stage, Step, report
 from slacheck.results import Evaluation
-from slacheck.trace.ingest import Traces
+from slacheck.trace.traces import Traces
 from slacheck.verdict import TermResult
 from slacheck.windows import parse_period
 

@@ -18,8 +18,8 @@ from slacheck.messages import Message
 from slacheck.verdict import TermResult, Verdict
 
 if TYPE_CHECKING:
-    from slacheck.trace.ingest import Quality, SourceFile
     from slacheck.trace.otlp_metrics import MetricPoints
+    from slacheck.trace.results import Quality, SourceFile
 
 __all__ = ["EffectiveSpan", "Evaluation", "contract_terms"]
 

@@ -31,8 +31,9 @@ from slacheck.budget import (
 from slacheck.errors import UsageError
 from slacheck.messages import render
 from slacheck.trace.generate import TrafficProfile, generate, write
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
 from slacheck.trace.schema import conform
+from slacheck.trace.traces import Traces
 from tests.langcheck import english_runs
 
 # --- the pure model: DOMAIN.md's worked examples, exactly

@@ -20,7 +20,8 @@ from slacheck.render.documents import monthly_points
 from slacheck.render.format import Formatter
 from slacheck.render.inputs import ReportInputs
 from slacheck.trace.generate import TrafficProfile, generate, write
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
+from slacheck.trace.traces import Traces
 
 
 @pytest.fixture(scope="module")

@@ -36,8 +36,9 @@ from slacheck.checks.regions import regions
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract
 from slacheck.metering.context import CheckContext
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
 from slacheck.trace.schema import BY_NAME, conform
+from slacheck.trace.traces import Traces
 from slacheck.verdict import TermResult, Verdict
 
 CASES = Path(__file__).resolve().parent / "cases" / "evaluate"

@@ -28,7 +28,8 @@ from slacheck.contract.load import load_contract_text
 from slacheck.errors import TraceInputError
 from slacheck.evaluation import evaluate
 from slacheck.metering.derive import calls as model_calls
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
+from slacheck.trace.traces import Traces
 
 CORPUS = Path(__file__).parent / "data" / "conformance"
 RECORDINGS = ("otlp.jsonl", "langsmith.jsonl", "agents.jsonl", "litellm.jsonl")

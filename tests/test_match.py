@@ -36,7 +36,8 @@ from slacheck.metering.derive import calls, tasks
 from slacheck.render.markdown import fields_markdown
 from slacheck.trace import schema
 from slacheck.trace.generate import TrafficProfile, generate, write
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
+from slacheck.trace.traces import Traces
 
 REAL = Path(__file__).resolve().parent / "data" / "real"
 

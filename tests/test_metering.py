@@ -20,8 +20,9 @@ from slacheck.match.fields import check_fields
 from slacheck.metering import context
 from slacheck.metering.context import Metering
 from slacheck.trace import schema
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
 from slacheck.trace.schema import QUARTER_HOUR_US
+from slacheck.trace.traces import Traces
 from slacheck.verdict import TermResult
 from slacheck.windows import parse_period
 

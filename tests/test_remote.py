@@ -17,7 +17,8 @@ from slacheck.engine import Engine, EngineConfig, EngineSession
 from slacheck.errors import TraceInputError
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
-from slacheck.trace.remote import is_url, kind_of
+from slacheck.trace.remote import kind_of
+from slacheck.trace.urls import is_url
 
 runner = CliRunner()
 DEMO = Path(__file__).resolve().parents[1] / "slacheck" / "contract" / "starters" / "demo.yaml"

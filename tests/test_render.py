@@ -40,7 +40,8 @@ from slacheck.render.format import Formatter, md_cell
 from slacheck.render.inputs import AcceptInputs, ReportInputs, Traffic
 from slacheck.render.pdf import ASSETS, AssetsOnlyFetcher, RefusedURL, html_to_pdf
 from slacheck.trace.generate import TrafficProfile, generate, write
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
+from slacheck.trace.traces import Traces
 from slacheck.verdict import TermResult, Verdict
 from tests.langcheck import english_runs
 

@@ -38,7 +38,8 @@ from slacheck.render.junit import to_junit
 from slacheck.render.markdown import evaluation_markdown
 from slacheck.render.openslo import to_openslo
 from slacheck.results import Evaluation
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
+from slacheck.trace.traces import Traces
 from tests.hostile.corpus import otlp_doc, otlp_span
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,7 +24,8 @@ from slacheck.contract.model import Contract
 from slacheck.prepare import prepare_accept, prepare_report
 from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
 from slacheck.trace.generate import TrafficProfile, generate, write
-from slacheck.trace.ingest import Traces, ingest
+from slacheck.trace.ingest import ingest
+from slacheck.trace.traces import Traces
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = ROOT / "contracts"

@@ -1,92 +1,90 @@
-"""The contract's terms as typed, validated pydantic models; the field descriptions are the docs."""
+"""The contract's terms as typed, validated pydantic models; the field descriptions are the docs.
+
+``Contract`` and the terms are here; the strict base and ``FieldError`` are in ``base``, service
+credits and fees in ``credits``, exclusions in ``exclusions`` and the readings in ``readings``,
+all importable from here too.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import typing
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    field_validator,
-    model_validator,
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from slacheck.contract.base import YEARS, FieldError, StrictModel
+from slacheck.contract.credits import Credits, CreditTier, Fees
+from slacheck.contract.exclusions import Exclusions, MaintenanceWindow, WeeklyRecurrence
+from slacheck.contract.readings import (
+    AtTheLimit,
+    CacheHits,
+    ExcludedInTaskTerms,
+    ModelScope,
+    Readings,
+    TaskRateCount,
+    UnclassifiedFailures,
 )
 
-
-class FieldError(ValueError):
-    """A rule broken at ``path`` below the model that raised it: a cross-field rule, or
-    (``cross_field=False``) a value of the wrong kind that pydantic would have coerced.
-
-    pydantic keeps the exception in the error's context, so the loader can point at the exact
-    YAML node (e.g. ``regions.failover[1]``) rather than at the parent mapping.
-    """
-
-    def __init__(
-        self, path: tuple[str | int, ...], message: str, *, cross_field: bool = True
-    ) -> None:
-        super().__init__(message)
-        self.path = path
-        self.cross_field = cross_field
-
-
-class _Model(BaseModel):
-    """Strict base: unknown keys are errors (with a "did you mean"), models are frozen, numbers
-    are finite, and a yes/no is never read as a number (YAML's `true` is not 1 ms)."""
-
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, use_enum_values=False, allow_inf_nan=False
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_bool_as_number(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            for key, value in data.items():
-                field = cls.model_fields.get(key) if isinstance(key, str) else None
-                if isinstance(value, bool) and field and not _admits_bool(field.annotation):
-                    raise FieldError(
-                        (key,),
-                        f"{str(value).lower()} is a yes/no, not a value for this field",
-                        cross_field=False,
-                    )
-        return data
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _sane(cls, value: Any) -> Any:
-        for item in value if isinstance(value, list) else (value,):
-            _check_sane(item)
-        return value
-
-
-#: Contract numbers beyond these validate in Python and break later in a 64-bit engine, a
-#: ``timedelta`` or a float division; no signed SLA needs them.
-_MAX_NUMBER = 10**12
-_MIN_FRACTION = 1e-6
-#: Years a contract date may fall in: the calendars slacheck builds windows from.
-YEARS = (1970, 2199)
-
-
-def _check_sane(value: Any) -> None:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int | float) and abs(value) > _MAX_NUMBER:
-        raise ValueError(f"{value:g} is beyond any contract figure (at most {_MAX_NUMBER:,})")
-    if isinstance(value, float) and value != 0 and abs(value) < _MIN_FRACTION:
-        raise ValueError(f"{value:g} is too small to mean anything (at least {_MIN_FRACTION:g})")
-    if isinstance(value, dt.date) and not YEARS[0] <= value.year <= YEARS[1]:
-        raise ValueError(f"year {value.year} is outside {YEARS[0]}–{YEARS[1]}")
-
-
-def _admits_bool(annotation: Any) -> bool:
-    if annotation is bool:
-        return True
-    return any(_admits_bool(a) for a in typing.get_args(annotation))
+#: the contract model, with the parts its sibling modules hold
+__all__ = [
+    "DEFAULT_EVIDENCE_RETENTION_MONTHS",
+    "YEARS",
+    "Acceptance",
+    "AtTheLimit",
+    "Availability",
+    "BusiestMinutesPeak",
+    "CacheDegradation",
+    "CacheHits",
+    "Contract",
+    "CreditTier",
+    "Credits",
+    "Decider",
+    "Degradation",
+    "Direction",
+    "Effective",
+    "EvidenceKeeper",
+    "ExcludedInTaskTerms",
+    "Exclusions",
+    "FailureDefinition",
+    "Fees",
+    "FieldError",
+    "Identity",
+    "Jurisdiction",
+    "LatencyTerm",
+    "MaintenanceWindow",
+    "MeasurementPoint",
+    "ModelScope",
+    "Objective",
+    "OccurrenceObjective",
+    "Peak",
+    "PeakDefinition",
+    "PercentileMethod",
+    "Period",
+    "QueueDegradation",
+    "RateLimit",
+    "RateLimitBasis",
+    "Readings",
+    "Region",
+    "Regions",
+    "RequestRatePeak",
+    "Residency",
+    "Routing",
+    "RoutingPermission",
+    "Scope",
+    "SmallerModel",
+    "TaskRateCount",
+    "TimeSliceObjective",
+    "TokensPerSecondBasis",
+    "UnclassifiedFailures",
+    "UtilisationPeak",
+    "WeeklyRecurrence",
+    "Window",
+    "nested_models",
+    "region_allowed_by_residency",
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,7 +156,7 @@ class Period(StrEnum):
 # Identity and scope
 
 
-class Effective(_Model):
+class Effective(StrictModel):
     start: dt.date = Field(description="First day the contract applies (inclusive).")
     end: dt.date | None = Field(
         default=None, description="Last day the contract applies (inclusive); omit if open-ended."
@@ -171,7 +169,7 @@ class Effective(_Model):
         return self
 
 
-class Scope(_Model):
+class Scope(StrictModel):
     providers: list[str] = Field(
         default_factory=list,
         description="Providers the terms cover (`gen_ai.provider.name`, e.g. `openai`); "
@@ -188,7 +186,7 @@ class Scope(_Model):
     )
 
 
-class Identity(_Model):
+class Identity(StrictModel):
     id: str = Field(min_length=1, description="Contract identifier, as on the signed document.")
     vendor: str = Field(min_length=1, description="The party that serves inference.")
     customer: str = Field(min_length=1, description="The party that calls it.")
@@ -220,7 +218,7 @@ class Identity(_Model):
 # Latency terms
 
 
-class OccurrenceObjective(_Model):
+class OccurrenceObjective(StrictModel):
     """`percentile` of the in-scope calls (or tasks) must be within `threshold`."""
 
     kind: Literal["occurrence"] = "occurrence"
@@ -240,7 +238,7 @@ class OccurrenceObjective(_Model):
     )
 
 
-class TimeSliceObjective(_Model):
+class TimeSliceObjective(StrictModel):
     """In `slices_passing_percent` % of `slice_minutes` slices, the in-slice statistic passes."""
 
     kind: Literal["time_slice"] = "time_slice"
@@ -263,7 +261,7 @@ class TimeSliceObjective(_Model):
 Objective = Annotated[OccurrenceObjective | TimeSliceObjective, Field(discriminator="kind")]
 
 
-class LatencyTerm(_Model):
+class LatencyTerm(StrictModel):
     id: str = Field(min_length=1, description="Term id, unique in the contract (e.g. `L1`).")
     description: str = Field(default="", description="Free text, shown in documents.")
     measurement_point: MeasurementPoint = Field(description="Where the clock starts and stops.")
@@ -303,7 +301,7 @@ class LatencyTerm(_Model):
 # Regions, routing, peak, rate limit
 
 
-class Jurisdiction(_Model):
+class Jurisdiction(StrictModel):
     country: str = Field(
         min_length=2, max_length=2, description="ISO 3166-1 alpha-2 country code, e.g. `CN`."
     )
@@ -317,14 +315,14 @@ class Jurisdiction(_Model):
         return v.upper()
 
 
-class Region(_Model):
+class Region(StrictModel):
     name: str = Field(min_length=1, description="Region name as traces report it (`cloud.region`).")
     jurisdiction: Jurisdiction | None = Field(
         default=None, description="Where the region is; required for failover regions."
     )
 
 
-class Residency(_Model):
+class Residency(StrictModel):
     countries: list[str] = Field(
         default_factory=list, description="Data may be processed only in these countries."
     )
@@ -333,7 +331,7 @@ class Residency(_Model):
     )
 
 
-class Regions(_Model):
+class Regions(StrictModel):
     primary: list[Region] = Field(min_length=1, description="Regions that serve normally.")
     failover: list[Region] = Field(
         default_factory=list, description="Regions that may serve when routing rights allow."
@@ -354,7 +352,7 @@ class Regions(_Model):
         return self
 
 
-class Routing(_Model):
+class Routing(StrictModel):
     cross_region: RoutingPermission = Field(
         description="When calls may be served outside the primary regions: `never`, "
         "`peak_only` or `always`."
@@ -370,12 +368,12 @@ class Routing(_Model):
     )
 
 
-class RequestRatePeak(_Model):
+class RequestRatePeak(StrictModel):
     kind: Literal["request_rate"] = "request_rate"
     requests_per_minute: float = Field(gt=0, description="Peak when requests/min exceed this.")
 
 
-class UtilisationPeak(_Model):
+class UtilisationPeak(StrictModel):
     kind: Literal["utilisation"] = "utilisation"
     percent: float = Field(
         gt=0, lt=100, description="Peak when utilisation of the contracted capacity exceeds this."
@@ -385,7 +383,7 @@ class UtilisationPeak(_Model):
     )
 
 
-class BusiestMinutesPeak(_Model):
+class BusiestMinutesPeak(StrictModel):
     kind: Literal["busiest_minutes"] = "busiest_minutes"
     percent: float = Field(gt=0, lt=100, description="The busiest N % of minutes are peak.")
 
@@ -395,19 +393,19 @@ PeakDefinition = Annotated[
 ]
 
 
-class SmallerModel(_Model):
+class SmallerModel(StrictModel):
     fallback_model: str = Field(min_length=1, description="The model served instead at peak.")
 
 
-class CacheDegradation(_Model):
+class CacheDegradation(StrictModel):
     max_staleness_seconds: int = Field(gt=0, description="Oldest cached answer allowed.")
 
 
-class QueueDegradation(_Model):
+class QueueDegradation(StrictModel):
     max_wait_ms: float = Field(gt=0, description="Longest a call may wait in the queue.")
 
 
-class Degradation(_Model):
+class Degradation(StrictModel):
     """Exactly one of the three policies (峰值降级策略)."""
 
     smaller_model: SmallerModel | None = Field(default=None, description="Serve a smaller model.")
@@ -437,14 +435,14 @@ class Degradation(_Model):
         return self
 
 
-class Peak(_Model):
+class Peak(StrictModel):
     definition: PeakDefinition = Field(description="How peak is recognised.")
     degradation: Degradation | None = Field(
         default=None, description="What the vendor does at peak; unwritten is the worst case."
     )
 
 
-class RateLimit(_Model):
+class RateLimit(StrictModel):
     basis: RateLimitBasis = Field(
         description="What is counted: `per_request`, `per_task` or `per_token` (限流口径)."
     )
@@ -459,10 +457,10 @@ class RateLimit(_Model):
 
 
 # ---------------------------------------------------------------------------------------------
-# Availability, credits, exclusions
+# Availability
 
 
-class FailureDefinition(_Model):
+class FailureDefinition(StrictModel):
     server_errors: bool = Field(default=True, description="HTTP 5xx counts as a failed call.")
     timeouts: bool = Field(default=True, description="Timeouts count as failed calls.")
     throttling_below_limit: bool = Field(
@@ -471,7 +469,7 @@ class FailureDefinition(_Model):
     )
 
 
-class Availability(_Model):
+class Availability(StrictModel):
     target_percent: float = Field(
         gt=0, le=100, description="Monthly availability target, e.g. 99.9."
     )
@@ -484,199 +482,8 @@ class Availability(_Model):
     )
 
 
-class CreditTier(_Model):
-    from_percent: float = Field(ge=0, le=100, description="Availability at or above (inclusive).")
-    to_percent: float = Field(gt=0, le=100, description="…and below (exclusive).")
-    credit_percent: float = Field(gt=0, le=100, description="Credit, % of the monthly fee.")
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Self:
-        if self.to_percent <= self.from_percent:
-            raise FieldError(("to_percent",), "to_percent must be above from_percent")
-        return self
-
-
-class Credits(_Model):
-    tiers: list[CreditTier] = Field(min_length=1, description="Credit per availability band.")
-    claim_deadline_days: int | None = Field(
-        default=None,
-        ge=1,
-        le=3660,
-        description="Days after the month within which a claim must be made.",
-    )
-    cap_percent: float | None = Field(
-        default=None, gt=0, le=100, description="Most credit owed in one month."
-    )
-
-    @model_validator(mode="after")
-    def _tiers_tile(self) -> Self:
-        order = sorted(range(len(self.tiers)), key=lambda i: self.tiers[i].from_percent)
-        for lo_i, up_i in itertools.pairwise(order):
-            lower, upper = self.tiers[lo_i], self.tiers[up_i]
-            if upper.from_percent < lower.to_percent:
-                raise FieldError(
-                    ("tiers", up_i, "from_percent"),
-                    f"credit tiers overlap: [{lower.from_percent}, {lower.to_percent}) and "
-                    f"[{upper.from_percent}, {upper.to_percent}); make each tier start where "
-                    "the one below ends",
-                )
-            if upper.from_percent > lower.to_percent:
-                raise FieldError(
-                    ("tiers", up_i, "from_percent"),
-                    f"credit tiers leave a gap: availability in [{lower.to_percent}, "
-                    f"{upper.from_percent}) earns no credit; extend a tier to cover it",
-                )
-        return self
-
-
-class Fees(_Model):
-    """The fee a service credit is a share of, so credits can be stated in money."""
-
-    monthly: float = Field(gt=0, le=1e12, description="Fee for one month of service.")
-    currency: str = Field(
-        pattern=r"^[A-Z]{3}$",
-        description="ISO 4217 currency code of the fee, e.g. `CNY`, `USD`, `EUR`.",
-    )
-
-
-class MaintenanceWindow(_Model):
-    """Either one interval (`start`, `end`) or a weekly recurrence (`weekly`)."""
-
-    start: dt.datetime | None = Field(
-        default=None, description="Start of a one-off window (contract time zone if naive)."
-    )
-    end: dt.datetime | None = Field(default=None, description="End of a one-off window.")
-    weekly: WeeklyRecurrence | None = Field(default=None, description="A weekly recurring window.")
-
-    @model_validator(mode="after")
-    def _one_form(self) -> Self:
-        interval = self.start is not None or self.end is not None
-        if interval == (self.weekly is not None):
-            raise FieldError((), "give either start and end, or weekly, for a maintenance window")
-        if interval and (self.start is None or self.end is None):
-            raise FieldError((), "a one-off maintenance window needs both start and end")
-        if (
-            self.start is not None
-            and self.end is not None
-            and (self.start.tzinfo is None) != (self.end.tzinfo is None)
-        ):
-            raise FieldError(
-                ("end",), "give both start and end with a UTC offset, or neither (contract zone)"
-            )
-        if self.start is not None and self.end is not None and self.end <= self.start:
-            raise FieldError(("end",), "maintenance window end is not after its start")
-        return self
-
-
-class WeeklyRecurrence(_Model):
-    days: list[Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]] = Field(
-        min_length=1, description="Days of the week, e.g. [sun]."
-    )
-    start: dt.time = Field(description="Local start time (contract time zone), e.g. 02:00.")
-    duration_minutes: int = Field(gt=0, le=1440, description="Length of each window.")
-
-
-MaintenanceWindow.model_rebuild()
-
-
-class Exclusions(_Model):
-    maintenance: list[MaintenanceWindow] = Field(
-        default_factory=list, description="Maintenance windows: calls in them are excluded."
-    )
-    max_input_tokens: int | None = Field(
-        default=None, gt=0, description="Requests with more input tokens are excluded."
-    )
-    downgraded_service_tiers: list[str] = Field(
-        default_factory=list,
-        description="Calls served on these tiers (e.g. `flex`) are excluded.",
-    )
-    customer_errors: bool = Field(
-        default=True,
-        description="Customer-caused errors are excluded: status class `customer_error` (HTTP "
-        "4xx other than 429, or an SDK exception class that means one, such as "
-        "`openai.NotFoundError`).",
-    )
-
-
 # ---------------------------------------------------------------------------------------------
-# The contract
-
-
-class ExcludedInTaskTerms(StrEnum):
-    REMOVE_TASK = "remove_task"
-    REMOVE_CALL = "remove_call"
-
-
-class ModelScope(StrEnum):
-    REQUESTED = "requested"
-    SERVED = "served"
-    EITHER = "either"
-
-
-class TaskRateCount(StrEnum):
-    STARTED = "started"
-    ACTIVE = "active"
-
-
-class AtTheLimit(StrEnum):
-    WITHIN = "within"
-    BEYOND = "beyond"
-
-
-class UnclassifiedFailures(StrEnum):
-    BOUNDS = "bounds"
-    VENDOR = "vendor"
-    EXCLUDED = "excluded"
-
-
-class CacheHits(StrEnum):
-    EXCLUDED = "excluded"
-    COUNTED = "counted"
-
-
-class Readings(_Model):
-    """How the contract is read where its words leave room for argument (judgement calls).
-
-    Each has a default a neutral auditor would choose; every verdict prints the readings it
-    used, and the review flags each one the contract leaves unstated.
-    """
-
-    excluded_calls_in_task_terms: ExcludedInTaskTerms = Field(
-        default=ExcludedInTaskTerms.REMOVE_TASK,
-        description="An excluded call (maintenance, long input, …) inside an agent task: "
-        "`remove_task` takes the whole task out of task-level terms (its time is not the "
-        "vendor's alone), `remove_call` keeps the task. Default `remove_task`.",
-    )
-    model_scope: ModelScope = Field(
-        default=ModelScope.REQUESTED,
-        description="Which model decides whether a call is in `scope.models`: the model "
-        "`requested` (default: the customer bought service for what it asks for, so a call "
-        "answered by a fallback model stays in scope), the model `served`, or `either`.",
-    )
-    per_task_rate_counts: TaskRateCount = Field(
-        default=TaskRateCount.STARTED,
-        description="A per-task rate limit counts the tasks `started` in a period (default: "
-        "admission, as a limiter sees it) or the tasks `active` in it.",
-    )
-    at_the_limit: AtTheLimit = Field(
-        default=AtTheLimit.WITHIN,
-        description="A value exactly at a threshold is `within` it (default: ≤ for at-most "
-        'terms, ≥ for at-least terms, as "within 500 ms" is usually read) or `beyond` it.',
-    )
-    unclassified_failures: UnclassifiedFailures = Field(
-        default=UnclassifiedFailures.BOUNDS,
-        description="A failed call whose trace does not say whose failure it was (a connection "
-        "error, a bare failure flag): `bounds` (default) computes every term that counts "
-        "failures both with these calls as the vendor's failures and with them excluded, and "
-        "the verdict is `indeterminate` when the two disagree; `vendor` counts them as the "
-        "vendor's failures; `excluded` leaves them out. Always counted and named.",
-    )
-    cache_hits: CacheHits = Field(
-        default=CacheHits.EXCLUDED,
-        description="A call a gateway answered from its response cache (`response_cached`), "
-        "never sent to the vendor: `excluded` (default) leaves it out of vendor terms "
-        "(latency, availability), `counted` measures it as an answered call. Always counted.",
-    )
+# Acceptance and the contract
 
 
 class EvidenceKeeper(StrEnum):
@@ -691,7 +498,7 @@ class EvidenceKeeper(StrEnum):
 DEFAULT_EVIDENCE_RETENTION_MONTHS = 24
 
 
-class Acceptance(_Model):
+class Acceptance(StrictModel):
     """Who keeps the acceptance evidence package, and for how long.
 
     The package is the traces, the contract, the tool version, the outputs and their hashes
@@ -713,7 +520,7 @@ class Acceptance(_Model):
     )
 
 
-class Contract(_Model):
+class Contract(StrictModel):
     """A vendor inference contract, as slacheck reads it."""
 
     contract: Identity = Field(description="Who, when and in which time zone.")

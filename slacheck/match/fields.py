@@ -43,8 +43,8 @@ from slacheck.metering.derive import (
 )
 from slacheck.metering.peak import at_peak_expr, minute_expr
 from slacheck.results import EffectiveSpan
-from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import SetAside
+from slacheck.trace.traces import Traces
 
 __all__ = [
     "FieldCheck",

@@ -34,7 +34,7 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import point_value, scope_match, scoped, succeeded
 from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
-from slacheck.trace.ingest import Traces
+from slacheck.trace.traces import Traces
 from slacheck.windows import from_us, month_window
 
 __all__ = [

@@ -39,8 +39,8 @@ from slacheck.metering.derive import CallState
 from slacheck.metering.metrics import MetricsEvidence
 from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
 from slacheck.results import EffectiveSpan
-from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import QUARTER_HOUR_US
+from slacheck.trace.traces import Traces
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import (
     COVER_SLACK_US,

@@ -56,10 +56,10 @@ from slacheck.names import SNAPSHOT as _SNAPSHOT
 from slacheck.names import model_base as model_base
 from slacheck.names import region_key as region_key
 from slacheck.trace.conventions import table
-from slacheck.trace.ingest import Traces
 from slacheck.trace.normalise import host_expr, host_of
 from slacheck.trace.schema import SetAside
 from slacheck.trace.status import status_class_expr
+from slacheck.trace.traces import Traces
 
 _LOCATION = r"locations/([A-Za-z0-9_-]+)"
 

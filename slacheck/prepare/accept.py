@@ -11,7 +11,7 @@ from slacheck.metering.context import Metering, contract_windows
 from slacheck.metering.derive import scoped
 from slacheck.metering.peak import MINUTE_US, minute_expr, peak_minutes
 from slacheck.render.inputs import AcceptInputs, AcceptWindow, acceptance_window_kind
-from slacheck.trace.ingest import Traces
+from slacheck.trace.traces import Traces
 from slacheck.windows import CalendarWindow, parse_period
 
 __all__ = ["prepare_accept"]

@@ -17,7 +17,7 @@ from slacheck.evaluation import run_checks
 from slacheck.metering.context import CheckContext
 from slacheck.prepare.evidence import affected_calls, affected_csv
 from slacheck.render.claim import INCIDENT_GAP_MINUTES, ClaimPack, Incident
-from slacheck.trace.ingest import Traces
+from slacheck.trace.traces import Traces
 from slacheck.windows import parse_period
 
 __all__ = ["prepare_claim"]

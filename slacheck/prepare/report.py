@@ -23,7 +23,7 @@ from slacheck.prepare.evidence import evidence
 from slacheck.render import charts
 from slacheck.render.inputs import ReportInputs, Traffic
 from slacheck.results import Evaluation
-from slacheck.trace.ingest import Traces
+from slacheck.trace.traces import Traces
 from slacheck.verdict import TermResult
 from slacheck.windows import parse_period
 

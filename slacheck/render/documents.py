@@ -51,7 +51,7 @@ from slacheck.textsafe import visible
 from slacheck.verdict import TermResult
 
 if TYPE_CHECKING:
-    from slacheck.trace.ingest import SourceFile
+    from slacheck.trace.results import SourceFile
 
 __all__ = [
     "ASSUMED_STEPS_PER_TASK",

@@ -18,7 +18,7 @@ from slacheck.results import Evaluation
 if TYPE_CHECKING:
     from slacheck.budget import Budget
     from slacheck.match.fields import FieldCheck
-    from slacheck.trace.ingest import Quality, SourceFile
+    from slacheck.trace.results import Quality, SourceFile
 
 __all__ = [
     "EVIDENCE_COLUMNS",

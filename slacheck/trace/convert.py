@@ -13,8 +13,8 @@ import ibis.expr.types as ir
 from slacheck.engine import Engine
 from slacheck.errors import UsageError
 from slacheck.outputs import atomic_folder
-from slacheck.trace.ingest import Traces
 from slacheck.trace.schema import COLUMN_NAMES, PLAUSIBLE_US
+from slacheck.trace.traces import Traces
 
 #: the partition of rows ingestion set aside: kept, so a later run reads and counts them again
 SET_ASIDE_PARTITION = "set-aside"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,8 @@ from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem, sha256_of
 from slacheck.outputs import raise_if_signalled
 from slacheck.progress import Stage, Step, report
-from slacheck.trace.remote import is_url, read_urls
+from slacheck.trace.remote import read_urls
+from slacheck.trace.results import READ_BY_ENGINE, READ_BY_PYTHON, Quality, SourceFile
 from slacheck.trace.schema import (
     MAX_TOKENS_PER_CALL,
     PLAUSIBLE_US,
@@ -37,90 +38,14 @@ from slacheck.trace.tabular import (
     read_table,
     table_format,
 )
+from slacheck.trace.traces import Traces
+from slacheck.trace.urls import is_url
 
 if TYPE_CHECKING:
     from slacheck.trace.otlp_engine import EngineRead
 
 FORMATS = ("otlp", "langfuse", "langsmith", "litellm", "openai_agents", "table", "canonical")
 _EXAMPLES = 3
-
-
-#: how a file was read: scanned by the engine, or parsed in Python into columns
-READ_BY_ENGINE = "engine"
-READ_BY_PYTHON = "python"
-
-
-@dataclass(frozen=True, slots=True)
-class SourceFile:
-    path: str
-    format: str
-    sha256: str
-    rows: int
-    #: ``READ_BY_ENGINE`` or ``READ_BY_PYTHON``
-    read_by: str = READ_BY_ENGINE
-    #: why a file the engine was to read was parsed in Python instead (the engine failed)
-    fallback: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Quality:
-    """rows_read = rows_used + sum(set_aside.values()); orphans are used but flagged."""
-
-    rows_read: int
-    rows_used: int
-    set_aside: dict[str, int]
-    examples: dict[str, tuple[str, ...]]  # reason → a few "file: ref" strings
-    orphans: int
-    orphan_examples: tuple[str, ...]
-
-    @property
-    def rows_set_aside(self) -> int:
-        return sum(self.set_aside.values())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rows_read": self.rows_read,
-            "rows_used": self.rows_used,
-            "rows_set_aside": self.rows_set_aside,
-            "set_aside": dict(sorted(self.set_aside.items())),
-            "examples": {k: list(v) for k, v in sorted(self.examples.items())},
-            "orphans": self.orphans,
-            "orphan_examples": list(self.orphan_examples),
-        }
-
-
-@dataclass(frozen=True)
-class Traces:
-    """The result of ingestion: the usable spans (an Ibis table), where they came from, quality."""
-
-    spans: ir.Table
-    backend: BaseBackend
-    sources: tuple[SourceFile, ...]
-    quality: Quality
-    set_aside_rows: ir.Table = field(repr=False)
-    #: the engine session holding the tables behind ``spans``; whoever made it closes it
-    session: EngineSession | None = field(default=None, repr=False, compare=False)
-    #: Facts ingestion learns in the passes it makes anyway, so no consumer scans for them again.
-    #: The first start and last end of the usable spans (None, None when there are none).
-    extent: tuple[int | None, int | None] | None = field(default=None, compare=False)
-    #: llm spans another llm span lies under (a framework's span around the client's call: see
-    #: ``metering.derive.model_calls``); None: not counted, so the calls must be looked for
-    llm_wrappers: int | None = field(default=None, compare=False)
-    #: ``spans`` is the input as read, no row filtered or joined (nothing was set aside, no
-    #: duplicate, no orphan): a query of it costs one scan of the columns it reads
-    plain: bool = field(default=False, compare=False)
-    #: how many aggregates the id pass took: 1, or more where DuckDB ran out of memory in one
-    #: (the same result, read again per part: the command says so, as a slower path)
-    id_pass_parts: int = field(default=1, compare=False)
-    #: the usable llm spans counted per UTC quarter hour (``q``) and names (``request_model``,
-    #: ``response_model``, ``provider``, ``endpoint``), with their first and last start (``lo``,
-    #: ``hi``): a few rows per quarter hour, from the pass that classifies every row (DuckDB;
-    #: None on Spark, where it would cost a pass of its own)
-    llm_by_quarter: ir.Table | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def engine(self) -> Engine:
-        return engine_of(self.backend)
 
 
 def _json_readers() -> dict[str, Callable[[Path], pa.Table]]:

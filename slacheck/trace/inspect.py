@@ -9,9 +9,10 @@ from typing import Any
 import ibis
 import ibis.expr.datatypes as idt
 
-from slacheck.trace.ingest import Quality, SourceFile, Traces
+from slacheck.trace.results import Quality, SourceFile
 from slacheck.trace.schema import COLUMNS
 from slacheck.trace.status import status_of
+from slacheck.trace.traces import Traces
 
 _SKIP = {"source_file", "source_ref", "defect", "evidence"}
 

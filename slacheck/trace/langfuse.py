@@ -17,9 +17,9 @@ from slacheck.trace.records import (
     load_json,
     problem,
     read_usage,
-    set_status,
 )
 from slacheck.trace.schema import Kind
+from slacheck.trace.status import set_status
 
 _TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_tokens")
 

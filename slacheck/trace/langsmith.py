@@ -19,9 +19,9 @@ from slacheck.trace.records import (
     lookup,
     problem,
     read_usage,
-    set_status,
 )
 from slacheck.trace.schema import Kind
+from slacheck.trace.status import set_status
 
 #: LangChain's ``ls_model_type`` → ``gen_ai.operation.name``
 _MODEL_TYPE_OPERATION = {"chat": "chat", "llm": "text_completion"}

@@ -30,9 +30,9 @@ from slacheck.trace.records import (
     load_json,
     problem,
     read_usage,
-    set_status,
 )
 from slacheck.trace.schema import Kind
+from slacheck.trace.status import set_status
 
 #: the keys every payload has (``StandardLoggingPayload`` declares them required), which tell
 #: it from a row of LiteLLM's SpendLogs table (``request_id``, ``startTime`` as a timestamp)

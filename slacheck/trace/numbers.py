@@ -1,7 +1,7 @@
 """One reading of a number, a timestamp and a JSON line, for every trace reader.
 
 The Python readers (``records.as_int``, ``records.SpanRows``, ``otlp._nanos``) follow the
-functions here; the engine reader (``otlp_engine._as_int``, ``otlp_engine._nanos_us``) follows the
+functions here; the engine reader (``otlp_values.as_int``, ``otlp_values.nanos_us``) follows the
 same table with the same regular expressions, so both read a file the same way
 (``tests/test_reader_differential.py`` holds them to it).
 

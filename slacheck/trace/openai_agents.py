@@ -19,9 +19,9 @@ from slacheck.trace.records import (
     decode_embedded,
     load_json,
     problem,
-    set_status,
 )
 from slacheck.trace.schema import Kind
+from slacheck.trace.status import set_status
 
 _EXPECTED = (
     "not an OpenAI Agents trace export: expected {data: [trace and trace.span objects]}, "

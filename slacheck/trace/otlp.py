@@ -14,8 +14,9 @@ import pyarrow as pa
 from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.trace import numbers
 from slacheck.trace.conventions import derive_provider, is_stream_log, read_span
-from slacheck.trace.records import SpanRows, as_text, load_json, problem, set_status
+from slacheck.trace.records import SpanRows, as_text, load_json, problem
 from slacheck.trace.schema import Kind
+from slacheck.trace.status import set_status
 
 _ERROR_CODES = (2, "2", "STATUS_CODE_ERROR")
 _HEX = re.compile(r"[0-9a-fA-F]+")

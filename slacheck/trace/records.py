@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from slacheck.errors import Problem, Reason, TraceInputError
 from slacheck.inputs import decode_utf8, open_regular
 from slacheck.trace import numbers
-from slacheck.trace.schema import BY_NAME, Kind, SetAside, Status, conform
+from slacheck.trace.schema import BY_NAME, Kind, SetAside, conform
 
 #: Extensions that always mean one JSON value per line, however many lines there are.
 JSON_LINES_SUFFIXES = frozenset({".jsonl", ".ndjson"})
@@ -327,77 +327,6 @@ def read_usage(
     return {f: count_or_defect(v, f, defects) for f, v in found.items()}
 
 
-# -- status -------------------------------------------------------------------------------------
-
-_ERROR_CLASS = re.compile(r"([A-Za-z_][\w.]*)\s*[(:]")
-
-
-def classify_status(
-    *,
-    failed: bool,
-    error_type: str | None,
-    http_status: int | None,
-    message: str | None = None,
-    exception_type: str | None = None,
-    exception_message: str | None = None,
-) -> Status:
-    """How a call ended, by the ``status`` section of ``conventions.yaml`` (see
-    ``trace.status.classify``): the source's failure flag, error class, HTTP status, exception
-    event and, for a failed call, its messages."""
-    from slacheck.trace.status import classify
-
-    return classify(
-        failed=failed,
-        error_type=error_type,
-        http_status=http_status,
-        exception_type=exception_type,
-        exception_message=exception_message,
-        message=message,
-    )[0]
-
-
-def set_status(
-    fields: dict[str, Any],
-    *,
-    failed: bool,
-    message: str | None,
-    exception: tuple[str | None, str | None] = (None, None),
-) -> None:
-    """Fill ``status`` and ``status_source`` (and ``error_type``, for a failed call without
-    one, from its exception event's type or its message's class).
-
-    One rule for every reader: the source's failure flag, error class, HTTP status, exception
-    event (``exception``: its type and message) and messages.
-    """
-    from slacheck.trace.status import classify
-
-    exception_type, exception_message = exception
-    status, source = classify(
-        failed=failed,
-        error_type=fields.get("error_type"),
-        http_status=fields.get("http_status"),
-        exception_type=exception_type,
-        exception_message=exception_message,
-        message=message,
-    )
-    if fields.get("error_type") is None and status is not Status.OK:
-        fields["error_type"] = exception_type or error_class(message)
-    fields["status"] = str(status)
-    fields["status_source"] = source
-
-
-def error_class(text: object) -> str | None:
-    """A short error class from an error text: ``RateLimitError('...')`` → ``RateLimitError``;
-    a short one-line message as it is; a long message without a class → None."""
-    if not isinstance(text, str) or not text.strip():
-        return None
-    line = text.strip().splitlines()[0].strip()
-    match = _ERROR_CLASS.match(line)
-    if match:
-        return match.group(1)
-    return line if len(line) <= 100 else None
-
-
 # -- assembly -----------------------------------------------------------------------------------
 
 #: Columns a reader fills directly; timestamps, durations and provenance are computed here.
@@ -510,7 +439,7 @@ def _complete_streams(
     its task that ended last at or before the log's time (the same requested model where both
     name one; ties by the larger span id): the call's end becomes the log's time, since the
     span itself ended at the response headers. ``end`` and ``end_ok`` are changed in place.
-    ``otlp_engine._complete_streams`` is the same rule in the engine."""
+    ``otlp_columns._complete_streams`` is the same rule in the engine."""
     cols = rows._columns
     task = [str(t).lower() if t is not None else None for t in cols["task_id"]]
     span = [str(x).lower() if x is not None else "" for x in cols["span_id"]]

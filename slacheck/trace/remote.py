@@ -16,27 +16,19 @@ reported with the number of such lines, to be copied here and read locally to se
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from slacheck.engine import Engine, EngineSession
 from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.trace.results import READ_BY_ENGINE, SourceFile
 
 if TYPE_CHECKING:
     import ibis.expr.types as ir
 
-    from slacheck.trace.ingest import SourceFile
-
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _PARQUET = (".parquet", ".pq")
 _JSON_LINES = (".jsonl", ".ndjson")
-
-
-def is_url(raw: object) -> bool:
-    """Whether a trace argument is a URL (``scheme://…``) rather than a path on this machine."""
-    return isinstance(raw, str) and _SCHEME.match(raw) is not None
 
 
 def kind_of(url: str, fmt: str | None) -> str:
@@ -114,7 +106,6 @@ def read_urls(
 def _canonical(session: EngineSession, url: str) -> tuple[ir.Table, list[SourceFile]]:
     from pyspark.sql import functions as F
 
-    from slacheck.trace.ingest import READ_BY_ENGINE, SourceFile
     from slacheck.trace.otlp_engine import rows_per_file
     from slacheck.trace.schema import COLUMN_NAMES
     from slacheck.trace.tabular import identity_mapping, project
@@ -160,7 +151,6 @@ def _canonical(session: EngineSession, url: str) -> tuple[ir.Table, list[SourceF
 
 
 def _otlp(session: EngineSession, urls: list[str]) -> tuple[ir.Table | None, list[SourceFile]]:
-    from slacheck.trace.ingest import READ_BY_ENGINE, SourceFile
     from slacheck.trace.otlp_engine import read_otlp_urls
 
     try:
@@ -212,4 +202,4 @@ def _unreadable(url: str, exc: BaseException, what: str) -> Problem:
     )
 
 
-__all__ = ["is_url", "kind_of", "read_urls"]
+__all__ = ["kind_of", "read_urls"]

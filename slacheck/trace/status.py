@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import ibis
 import ibis.expr.datatypes as dt
@@ -116,6 +117,50 @@ def classify(
             if said and re.search(keyword.pattern, re.sub(_SQUASH, "", said.lower()), re.ASCII):
                 return keyword.status, _src(where, "keyword")
     return Status.UNCLASSIFIED, str(StatusSource.FAILURE_ONLY)
+
+
+#: an error class at the head of an error text: ``RateLimitError(`` or ``openai.APIError:``
+_ERROR_CLASS = re.compile(r"([A-Za-z_][\w.]*)\s*[(:]")
+
+
+def set_status(
+    fields: dict[str, Any],
+    *,
+    failed: bool,
+    message: str | None,
+    exception: tuple[str | None, str | None] = (None, None),
+) -> None:
+    """Fill ``status`` and ``status_source`` (and ``error_type``, for a failed call without
+    one, from its exception event's type or its message's class).
+
+    One rule for every reader: the source's failure flag, error class, HTTP status, exception
+    event (``exception``: its type and message) and messages.
+    """
+    exception_type, exception_message = exception
+    status, source = classify(
+        failed=failed,
+        error_type=fields.get("error_type"),
+        http_status=fields.get("http_status"),
+        exception_type=exception_type,
+        exception_message=exception_message,
+        message=message,
+    )
+    if fields.get("error_type") is None and status is not Status.OK:
+        fields["error_type"] = exception_type or error_class(message)
+    fields["status"] = str(status)
+    fields["status_source"] = source
+
+
+def error_class(text: object) -> str | None:
+    """A short error class from an error text: ``RateLimitError('...')`` → ``RateLimitError``;
+    a short one-line message as it is; a long message without a class → None."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    line = text.strip().splitlines()[0].strip()
+    match = _ERROR_CLASS.match(line)
+    if match:
+        return match.group(1)
+    return line if len(line) <= 100 else None
 
 
 # -- the engine -------------------------------------------------------------------------------
@@ -265,7 +310,9 @@ __all__ = [
     "StatusRules",
     "classify",
     "classify_expr",
+    "error_class",
     "rules",
+    "set_status",
     "status_class_expr",
     "status_of",
 ]

@@ -357,7 +357,7 @@ def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
 
 def _classifies(mapping: Mapping) -> bool:
     """The mapping gives a failure flag, an error class or an HTTP status: the rows' status is
-    then the shared classification's (``records.set_status``)."""
+    then the shared classification's (``status.set_status``)."""
     return any(mapping.spec(f) is not None for f in ("status", "error_type", "http_status"))
 
 
@@ -433,11 +433,11 @@ def project(
 
 def classify_status(spans: ir.Table) -> ir.Table:
     """``spans`` (from ``project(..., status_inputs=True)``) with ``status`` and ``error_type``
-    as the shared rule gives them (``records.set_status``: the failure flag, the error class,
+    as the shared rule gives them (``status.set_status``: the failure flag, the error class,
     the HTTP status and, for a failed call, its message): the rule runs once per distinct
     combination, in Python, and is joined back in the engine. A status the mapping names
     itself (``throttled``, …) stays; a row with none of the four stays unknown (null)."""
-    from slacheck.trace.records import set_status
+    from slacheck.trace.status import set_status
 
     # a status the mapping names itself stays; a value that is none (LangSmith's `pending`)
     # is no status

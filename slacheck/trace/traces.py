@@ -1,0 +1,47 @@
+"""The result of ingestion (``Traces``): the usable spans as an Ibis table on the engine that
+holds them, with the files they came from, the row accounting and the facts ingestion learned
+on the way. Every later stage reads the trace through it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import ibis.expr.types as ir
+from ibis.backends import BaseBackend
+
+from slacheck.engine import Engine, EngineSession, engine_of
+from slacheck.trace.results import Quality, SourceFile
+
+
+@dataclass(frozen=True)
+class Traces:
+    """The result of ingestion: the usable spans (an Ibis table), where they came from, quality."""
+
+    spans: ir.Table
+    backend: BaseBackend
+    sources: tuple[SourceFile, ...]
+    quality: Quality
+    set_aside_rows: ir.Table = field(repr=False)
+    #: the engine session holding the tables behind ``spans``; whoever made it closes it
+    session: EngineSession | None = field(default=None, repr=False, compare=False)
+    #: Facts ingestion learns in the passes it makes anyway, so no consumer scans for them again.
+    #: The first start and last end of the usable spans (None, None when there are none).
+    extent: tuple[int | None, int | None] | None = field(default=None, compare=False)
+    #: llm spans another llm span lies under (a framework's span around the client's call: see
+    #: ``metering.derive.model_calls``); None: not counted, so the calls must be looked for
+    llm_wrappers: int | None = field(default=None, compare=False)
+    #: ``spans`` is the input as read, no row filtered or joined (nothing was set aside, no
+    #: duplicate, no orphan): a query of it costs one scan of the columns it reads
+    plain: bool = field(default=False, compare=False)
+    #: how many aggregates the id pass took: 1, or more where DuckDB ran out of memory in one
+    #: (the same result, read again per part: the command says so, as a slower path)
+    id_pass_parts: int = field(default=1, compare=False)
+    #: the usable llm spans counted per UTC quarter hour (``q``) and names (``request_model``,
+    #: ``response_model``, ``provider``, ``endpoint``), with their first and last start (``lo``,
+    #: ``hi``): a few rows per quarter hour, from the pass that classifies every row (DuckDB;
+    #: None on Spark, where it would cost a pass of its own)
+    llm_by_quarter: ir.Table | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def engine(self) -> Engine:
+        return engine_of(self.backend)
