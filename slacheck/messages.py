@@ -28,7 +28,7 @@ import gettext
 import io
 import re
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from functools import lru_cache
@@ -45,6 +45,7 @@ __all__ = [
     "LOCALES",
     "NC_",
     "NPC_",
+    "CodeIndex",
     "Message",
     "MessageCode",
     "Param",
@@ -144,6 +145,40 @@ class Message:
             "params": {k: _plain(v) for k, v in self.params.items()},
             "text": self.text,
         }
+
+
+class CodeIndex:
+    """Several ``MessageCode`` classes read by member name as one (``index.SLA101_WHY``).
+
+    A module split into a package keeps each group's codes beside the code that says them; the
+    package exports an index under the old single class's name, so callers that named a code
+    through it still do. Not a ``MessageCode`` itself: each code stays declared once.
+    """
+
+    __slots__ = ("_codes",)
+
+    def __init__(self, *kinds: type[MessageCode]) -> None:
+        codes: dict[str, MessageCode] = {}
+        for kind in kinds:
+            for name, code in kind.__members__.items():
+                if name in codes:
+                    raise ValueError(f"{name} is declared by {type(codes[name]).__name__} too")
+                codes[name] = code
+        self._codes = codes
+
+    def __getattr__(self, name: str) -> MessageCode:
+        if name.startswith("_"):  # never a code; and `_codes` itself before it is set
+            raise AttributeError(name)
+        try:
+            return self._codes[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __iter__(self) -> Iterator[MessageCode]:
+        return iter(self._codes.values())
+
+    def __len__(self) -> int:
+        return len(self._codes)
 
 
 def _plain(value: Param) -> Any:

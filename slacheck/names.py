@@ -1,9 +1,10 @@
 """How names are compared: one rule each for model snapshots and region names.
 
-Both the contract's lint (``contract/review.py``) and the metering layer (``metering/derive.py``)
-compare names from contracts with names traces report; this module is the one home of those
-rules, below both. The Python functions compare contract-side names; the regexes are what the
-Ibis expressions in ``metering/derive.py`` apply to the trace columns, so both sides agree.
+Both the contract's lint (``contract/review/peak.py``) and the metering layer
+(``metering/derive.py``) compare names from contracts with names traces report; this module is
+the one home of those rules, below both. The Python functions compare contract-side names; the
+regexes are what the Ibis expressions in ``metering/derive.py`` apply to the trace columns, so
+both sides agree.
 """
 
 from __future__ import annotations

@@ -1,0 +1,103 @@
+"""Where a contract and a trace meter different things: the mismatches a verdict must carry."""
+
+# Each finder answers one question a procurement team or an acceptance engineer asks before
+# trusting a verdict, one finder to a module with the messages it says: does the contract's
+# scope match any call (scope); is the contracted point in the trace at all, was it measured at
+# a later point (which can prove "met" but never "breached"), is the tokens/s basis stated and
+# measurable (points); can the trace reproduce the percentile or the time slices
+# (reproducibility); does it cover the contracted windows (window_coverage) in the contract's
+# own time zone (time_zone); how much of the task time the contracted point leaves unprotected
+# (task_time). ``core`` holds the types and the per-term coverage they share. Every number is
+# an Ibis aggregate; Python only loops over contract terms and calendar windows.
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ibis.expr.types as ir
+
+from slacheck.contract.model import Contract
+from slacheck.match.mismatch.core import (
+    Code,
+    Mismatch,
+    Range,
+    TermCoverage,
+    UnitSaid,
+    aggregate_row,
+    task_scope,
+    term_coverage,
+)
+from slacheck.match.mismatch.points import PointSaid, find_points
+from slacheck.match.mismatch.reproducibility import (
+    StatisticSaid,
+    find_reproducibility,
+    timestamp_resolution_us,
+)
+from slacheck.match.mismatch.scope import ScopeSaid, find_scope
+from slacheck.match.mismatch.task_time import TaskTimeSaid, find_task_time
+from slacheck.match.mismatch.time_zone import ZoneSaid, find_time_zone
+from slacheck.match.mismatch.window_coverage import CoverageSaid, find_window_coverage
+from slacheck.messages import CodeIndex
+from slacheck.metering.context import Metering
+from slacheck.metering.derive import scoped
+from slacheck.trace.traces import Traces
+
+__all__ = [
+    "Code",
+    "Mismatch",
+    "Said",
+    "TermCoverage",
+    "find_mismatches",
+    "task_scope",
+    "term_coverage",
+    "timestamp_resolution_us",
+]
+
+#: every mismatch message by member name (``Said.SHARE``), whichever finder says it
+Said = CodeIndex(
+    ScopeSaid, PointSaid, UnitSaid, StatisticSaid, CoverageSaid, ZoneSaid, TaskTimeSaid
+)
+
+
+def find_mismatches(
+    contract: Contract,
+    traces: Traces,
+    calls: ir.Table,
+    tasks: ir.Table,
+    *,
+    coverage: Sequence[TermCoverage] | None = None,
+    metering: Metering | None = None,
+) -> tuple[Mismatch, ...]:
+    """Every metering mismatch between ``contract`` and the traces, most severe first.
+
+    ``calls`` and ``tasks`` are ``derive.calls(traces)`` and ``derive.tasks(traces)``, best
+    ``.cache()``d: a dozen small queries run on them. ``coverage`` (from ``term_coverage``) is
+    recomputed when not given; ``metering``: the run's metering model, whose windows and
+    coverage the window mismatches report (one is made when not given).
+    """
+    m = metering if metering is not None else Metering(contract, traces)
+    cov = tuple(coverage) if coverage is not None else term_coverage(contract, calls, tasks)
+    every, scoped = _ranges(contract, calls)
+    found: list[Mismatch] = []
+    found += find_scope(contract, calls)
+    found += find_points(contract, cov)
+    found += find_reproducibility(m, calls, tasks, every)
+    found += find_window_coverage(m)
+    found += find_time_zone(contract, calls, scoped)
+    found += find_task_time(contract, traces, calls, tasks)
+    return tuple(sorted(found, key=lambda m: m.severity.rank))
+
+
+def _ranges(contract: Contract, c: ir.Table) -> tuple[Range, Range]:
+    """First start → last end of every call, and of the calls in the contract's scope."""
+    sc = scoped(c, contract)
+    r = aggregate_row(
+        c,
+        lo=c.start_us.min(),
+        hi=c.end_us.max(),
+        slo=c.start_us.min(where=sc),
+        shi=c.end_us.max(where=sc),
+    )
+    every = None if r["lo"] is None else (int(r["lo"]), int(r["hi"]))
+    in_scope_range = None if r["slo"] is None else (int(r["slo"]), int(r["shi"]))
+    return every, in_scope_range

@@ -1,0 +1,255 @@
+"""The mismatch finders' core: what a mismatch is, and how many units each term can meter."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import ibis.expr.types as ir
+
+from slacheck.contract.model import Contract, LatencyTerm, MeasurementPoint, TokensPerSecondBasis
+from slacheck.contract.review import Severity
+from slacheck.messages import NC_, Message, MessageCode
+from slacheck.metering.derive import point_value, scoped, succeeded
+
+__all__ = [
+    "Code",
+    "Mismatch",
+    "Range",
+    "TermCoverage",
+    "UnitSaid",
+    "aggregate_row",
+    "as_float",
+    "as_int",
+    "task_scope",
+    "term_coverage",
+]
+
+#: first start → last end of some calls, in µs; None when there are none
+Range = tuple[int, int] | None
+
+
+class Code(StrEnum):
+    """What kind of metering mismatch; tests and renderers key on these, not on the text."""
+
+    POINT_NOT_RECORDED = "point_not_recorded"
+    ONLY_MET_PROVABLE = "only_met_provable"
+    TPS_BASIS_UNSTATED = "tps_basis_unstated"
+    TPS_BASIS_UNMEASURABLE = "tps_basis_unmeasurable"
+    SPARSE_SLICES = "sparse_slices"
+    COARSE_TIMESTAMPS = "coarse_timestamps"
+    PERCENTILE_IS_MAXIMUM = "percentile_is_maximum"
+    WINDOW_COVERAGE = "window_coverage"
+    TIME_ZONE_MONTH = "time_zone_month"
+    UNCOVERED_TASK_TIME = "uncovered_task_time"
+    SCOPE_UNMATCHED = "scope_unmatched"
+
+
+class UnitSaid(MessageCode):
+    """The units a mismatch counts in (several finders say them)."""
+
+    UNIT_CALLS = NC_("mismatch.unit.calls", "calls")
+    UNIT_TASKS = NC_("mismatch.unit.tasks", "tasks")
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One place where the contract meters something the trace measures differently (or not).
+
+    ``headline`` and ``explanation`` are messages; ``title`` and ``detail`` their English text.
+    """
+
+    code: str
+    severity: Severity
+    term_id: str | None  # the latency term (or terms, comma-separated); None: the whole contract
+    headline: Message
+    explanation: Message
+    numbers: dict[str, Any]
+
+    @property
+    def title(self) -> str:
+        return self.headline.text
+
+    @property
+    def detail(self) -> str:
+        return self.explanation.text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": str(self.code),
+            "severity": str(self.severity),
+            "term_id": self.term_id,
+            "title": self.title,
+            "detail": self.detail,
+            "messages": {
+                "title": self.headline.to_dict(),
+                "detail": self.explanation.to_dict(),
+            },
+            "numbers": self.numbers,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TermCoverage:
+    """How many in-scope units (successful calls, or tasks) can be metered at a term's point.
+
+    ``recorded + derived`` units are measurable; ``client_only`` (server processing only) are
+    measured at the client, an upper bound. For tokens/s, ``whole_request`` and
+    ``after_first_token`` count the calls measurable on each reading and ``recorded`` counts
+    those measurable on the contracted one (both readings when the basis is unstated).
+    """
+
+    term_id: str
+    point: MeasurementPoint
+    unit: str  # "calls" or "tasks"
+    in_scope: int
+    recorded: int
+    derived: int
+    client_only: int = 0
+    basis: TokensPerSecondBasis | None = None
+    whole_request: int | None = None
+    after_first_token: int | None = None
+    median_whole_request: float | None = None
+    median_after_first_token: float | None = None
+
+    @property
+    def measurable(self) -> int:
+        return self.recorded + self.derived
+
+    @property
+    def basis_unstated(self) -> bool:
+        return self.point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND and self.basis in (
+            None,
+            TokensPerSecondBasis.UNSTATED,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "term_id": self.term_id,
+            "measurement_point": str(self.point),
+            "unit": self.unit,
+            "in_scope": self.in_scope,
+            "recorded": self.recorded,
+            "derived": self.derived,
+            "measurable": self.measurable,
+        }
+        if self.point is MeasurementPoint.SERVER_PROCESSING:
+            out["client_only"] = self.client_only
+        if self.point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+            out |= {
+                "basis": str(self.basis) if self.basis is not None else None,
+                "whole_request": self.whole_request,
+                "after_first_token": self.after_first_token,
+                "median_whole_request": self.median_whole_request,
+                "median_after_first_token": self.median_after_first_token,
+            }
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# shared aggregates
+
+
+def aggregate_row(t: ir.Table, **aggs: ir.Scalar) -> dict[str, Any]:
+    """One aggregate row as Python values (None, never NaN, for an empty input)."""
+    rows: list[dict[str, Any]] = t.aggregate(**aggs).to_pyarrow().to_pylist()
+    return rows[0]
+
+
+def as_int(v: Any) -> int:
+    return 0 if v is None else int(v)
+
+
+def as_float(v: Any) -> float | None:
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def task_scope(
+    calls: ir.Table, tasks: ir.Table, contract: Contract, term: LatencyTerm | None = None
+) -> ir.Table:
+    """``tasks`` joined with ``in_scope_calls``: how many of the task's calls the scope covers.
+
+    Tasks without a model call are left out: an inference contract has nothing to say of them.
+    """
+    per = calls.group_by("task_id").aggregate(in_scope_calls=scoped(calls, contract, term).sum())
+    return tasks.join(per, "task_id")
+
+
+def term_coverage(contract: Contract, calls: ir.Table, tasks: ir.Table) -> tuple[TermCoverage, ...]:
+    """For every latency term, how many in-scope units its metric can be computed for."""
+    c = calls
+    ok = succeeded(c)
+    aggs: dict[str, ir.Scalar] = {}
+    for i, term in enumerate(contract.latency):
+        point = term.measurement_point
+        if point is MeasurementPoint.TASK_END_TO_END:
+            continue
+        ts = scoped(c, contract, term) & ok
+        _, src = point_value(c, point, term.tokens_per_second_basis)
+        aggs[f"n{i}"] = ts.sum()
+        aggs[f"der{i}"] = (ts & (src == "derived").fill_null(False)).sum()
+        aggs[f"cli{i}"] = (ts & (src == "client").fill_null(False)).sum()
+        if point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+            whole, gen = ts & c.tps_whole.notnull(), ts & c.tps_gen.notnull()
+            aggs[f"whole{i}"] = whole.sum()
+            aggs[f"gen{i}"] = gen.sum()
+            aggs[f"both{i}"] = (whole & gen).sum()
+            # a null-masked column, not `where=`: the PySpark backend applies `where` to the
+            # percentile's fraction too, which Spark rejects as not foldable
+            aggs[f"mwhole{i}"] = whole.ifelse(c.tps_whole, None).median()
+            aggs[f"mgen{i}"] = gen.ifelse(c.tps_gen, None).median()
+        aggs[f"rec{i}"] = (ts & (src == "recorded").fill_null(False)).sum()
+    row = aggregate_row(c, **aggs) if aggs else {}
+
+    task_rows: dict[int, dict[str, Any]] = {}
+    for i, term in enumerate(contract.latency):
+        if term.measurement_point is not MeasurementPoint.TASK_END_TO_END:
+            continue
+        j = task_scope(c, tasks, contract, term)
+        has = j.in_scope_calls > 0
+        task_rows[i] = aggregate_row(
+            j,
+            n=has.sum(),
+            rec=(has & (j.task_source == "root_span").fill_null(False)).sum(),
+            der=(has & (j.task_source == "roots_envelope")).fill_null(False).sum(),
+        )
+
+    out: list[TermCoverage] = []
+    for i, term in enumerate(contract.latency):
+        point = term.measurement_point
+        if i in task_rows:
+            r = task_rows[i]
+            out.append(
+                TermCoverage(
+                    term.id, point, "tasks", as_int(r["n"]), as_int(r["rec"]), as_int(r["der"])
+                )
+            )
+            continue
+        rec = as_int(row[f"rec{i}"])
+        extra: dict[str, Any] = {}
+        if point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
+            extra = {
+                "basis": term.tokens_per_second_basis,
+                "whole_request": as_int(row[f"whole{i}"]),
+                "after_first_token": as_int(row[f"gen{i}"]),
+                "median_whole_request": as_float(row[f"mwhole{i}"]),
+                "median_after_first_token": as_float(row[f"mgen{i}"]),
+            }
+            if term.tokens_per_second_basis in (None, TokensPerSecondBasis.UNSTATED):
+                # measure both readings: a call counts only when both can be computed
+                rec = as_int(row[f"both{i}"])
+        out.append(
+            TermCoverage(
+                term.id,
+                point,
+                "calls",
+                as_int(row[f"n{i}"]),
+                rec,
+                as_int(row[f"der{i}"]),
+                client_only=as_int(row[f"cli{i}"]),
+                **extra,
+            )
+        )
+    return tuple(out)
