@@ -71,7 +71,7 @@ def run_demo(
 ) -> DemoResult:
     """Generate traffic, check the demo contract, and write every document in en and zh."""
     from slacheck.budget import analyse
-    from slacheck.budget import to_markdown as budget_markdown
+    from slacheck.render.budget import to_markdown as budget_markdown
     from slacheck.render.documents import (
         DocFormat,
         evidence_name,

@@ -216,7 +216,9 @@ def budget(
     verbose: VerboseOpt = False,
 ) -> None:
     """Where task time goes (model, network, tool, queue, retries, gaps), and what-ifs."""
-    from slacheck.budget import analyse, parse_what_if, to_markdown
+    from slacheck.budget import analyse
+    from slacheck.cli.whatif import parse_what_if
+    from slacheck.render.budget import to_markdown
 
     scenarios = [parse_what_if(spec) for spec in (what_if or [])]
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
