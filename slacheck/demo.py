@@ -72,8 +72,8 @@ def run_demo(
 ) -> DemoResult:
     """Generate traffic, check the demo contract, and write every document in en and zh."""
     from slacheck.budget import analyse
-    from slacheck.budget import to_markdown as budget_markdown
     from slacheck.prepare import prepare_accept, prepare_report
+    from slacheck.render.budget import to_markdown as budget_markdown
     from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
     from slacheck.render.inputs import evidence_name
 

@@ -20,16 +20,16 @@ from slacheck.budget import (
     Scenario,
     StepProfile,
     analyse,
-    parse_what_if,
     queue_factor,
     queue_wait_ms,
     task_breakdown,
     task_time_ms,
-    to_markdown,
     what_if,
 )
+from slacheck.cli.whatif import parse_what_if
 from slacheck.errors import UsageError
 from slacheck.messages import render
+from slacheck.render.budget import to_markdown
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
 from slacheck.trace.schema import conform
@@ -488,7 +488,7 @@ def test_budget_percentiles_use_the_one_nearest_rank() -> None:
     import ibis
     import pandas as pd
 
-    from slacheck.budget import _nearest_rank
+    from slacheck.budget.analysis import _nearest_rank
     from slacheck.metering.rank import nearest_rank
 
     n = 1000

@@ -199,16 +199,18 @@ def test_the_progress_line_says_rate_and_time_left() -> None:
 
 
 def test_progress_only_on_a_terminal_and_never_with_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    from slacheck.cli import terminal as consoles  # where the progress line's stderr lives
+
     terminal = Console(file=io.StringIO(), force_terminal=True)
-    monkeypatch.setattr(cli, "err", terminal)
-    monkeypatch.setattr(cli, "_quiet", False)
+    monkeypatch.setattr(consoles, "err", terminal)
+    monkeypatch.setattr(consoles, "_quiet", False)
     with cli._working("reading traces…") as shown:
         assert isinstance(shown, cli._ProgressLine)
-    monkeypatch.setattr(cli, "_quiet", True)
+    monkeypatch.setattr(consoles, "_quiet", True)
     with cli._working("reading traces…") as shown:
         assert isinstance(shown, cli._Quiet)
-    monkeypatch.setattr(cli, "_quiet", False)
-    monkeypatch.setattr(cli, "err", Console(file=io.StringIO()))  # not a terminal
+    monkeypatch.setattr(consoles, "_quiet", False)
+    monkeypatch.setattr(consoles, "err", Console(file=io.StringIO()))  # not a terminal
     with cli._working("reading traces…") as shown:
         assert isinstance(shown, cli._Quiet)
 
