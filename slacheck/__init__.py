@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from slacheck.trace.traces import Traces
     from slacheck.verdict import TermResult, Verdict
 
-__version__ = "0.1.0"
+from slacheck.version import __version__
 
 #: public name → (module, attribute)
 _EXPORTS: dict[str, tuple[str, str]] = {

@@ -55,7 +55,7 @@ def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evalu
         engine=str(traces.engine),
         period=None if ctx.period is None else ctx.period.label,
         outside_effective=ctx.outside_effective,
-        metrics=None if ctx.metrics is None else ctx.metrics.data,
+        metrics=None if ctx.metrics is None else ctx.metrics.data.to_dict(),
         no_window=ctx.no_window(),
     )
 

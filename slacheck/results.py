@@ -12,16 +12,100 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from slacheck import __version__
 from slacheck.contract.model import Contract
-from slacheck.messages import Message
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.verdict import TermResult, Verdict
+from slacheck.version import __version__
 
 if TYPE_CHECKING:
-    from slacheck.trace.otlp_metrics import MetricPoints
     from slacheck.trace.results import Quality, SourceFile
 
-__all__ = ["EffectiveSpan", "Evaluation", "contract_terms"]
+__all__ = [
+    "EffectiveSpan",
+    "Evaluation",
+    "LossSays",
+    "Losses",
+    "ScopeMatch",
+    "contract_terms",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeMatch:
+    """How a scope filter fared against the calls: ``matched`` of ``calls`` llm calls."""
+
+    calls: int
+    matched: int
+    unmatched_values: tuple[str, ...]  # contract values (models, providers, …) that match nothing
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "matched": self.matched,
+            "unmatched_values": list(self.unmatched_values),
+        }
+
+
+class LossSays(MessageCode):
+    """What a result says of the calls its window could not count."""
+
+    SET_ASIDE = NPC_(
+        "metering.losses.set_aside",
+        "{n} model call in this window was set aside and not counted ({why})",
+        "{n} model calls in this window were set aside and not counted ({why})",
+    )
+    REASON = NC_("metering.losses.reason", "{reason} {n}")
+    SCOPE_FIELD_MISSING = NPC_(
+        "metering.losses.scope_field_missing",
+        "{n} model call records no {field}, which the contract's scope is decided on, and is not "
+        "counted",
+        "{n} model calls record no {field}, which the contract's scope is decided on, and are not "
+        "counted",
+    )
+    UNDATED = NPC_(
+        "metering.losses.undated",
+        "{n} model call set aside without a start time may belong here too",
+        "{n} model calls set aside without a start time may belong here too",
+    )
+    SET_ASIDE_ALL = NPC_(
+        "metering.losses.set_aside_all",
+        "{n} model call in the effective period was set aside and is not counted ({why})",
+        "{n} model calls in the effective period were set aside and are not counted ({why})",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Losses:
+    """Model calls a window's terms cannot count, and why: rows set aside at ingestion (by
+    reason) and calls without the field the contract's scope is decided on (by field)."""
+
+    set_aside: dict[str, int]
+    scope_field_missing: dict[str, int]
+
+    @property
+    def any(self) -> bool:
+        return bool(self.set_aside or self.scope_field_missing)
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        return {
+            "set_aside": dict(sorted(self.set_aside.items())),
+            "scope_field_missing": dict(sorted(self.scope_field_missing.items())),
+        }
+
+    def notes(self, undated: int = 0, *, whole_period: bool = False) -> tuple[Message, ...]:
+        """What a result says of them (``undated``: calls set aside without a start time;
+        ``whole_period``: the losses are the effective period's, not one window's)."""
+        out = []
+        if self.set_aside:
+            n = sum(self.set_aside.values())
+            why = [LossSays.REASON(reason=k, n=v) for k, v in sorted(self.set_aside.items())]
+            said = LossSays.SET_ASIDE_ALL if whole_period else LossSays.SET_ASIDE
+            out.append(said(n=n, why=why))
+        for name, n in sorted(self.scope_field_missing.items()):
+            out.append(LossSays.SCOPE_FIELD_MISSING(n=n, field=name))
+        if undated:
+            out.append(LossSays.UNDATED(n=undated))
+        return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +133,9 @@ class Evaluation:
     #: in-scope calls outside the contract's effective period: never counted, always said
     outside_effective: EffectiveSpan = field(default_factory=lambda: EffectiveSpan(0, 0))
     version: str = __version__
-    #: server-side metrics read as a second evidence source (``--metrics``), if any
-    metrics: MetricPoints | None = None
+    #: server-side metrics read as a second evidence source (``--metrics``), if any: what was
+    #: read (``MetricPoints.to_dict``)
+    metrics: dict[str, Any] | None = None
     #: said when no window of the effective period overlaps the traces (with both ranges):
     #: every term is then no data, and there is no table to show
     no_window: Message | None = None
@@ -106,7 +191,7 @@ class Evaluation:
                 {"path": s.path, "format": s.format, "sha256": s.sha256, "rows": s.rows}
                 for s in self.sources
             ],
-            **({} if self.metrics is None else {"metrics": self.metrics.to_dict()}),
+            **({} if self.metrics is None else {"metrics": self.metrics}),
         }
 
 

@@ -141,7 +141,7 @@ _EVERY_STATE = [
 ]
 
 
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(
     drawn=st.lists(_call, min_size=1, max_size=14),
     unclassified=st.sampled_from(["bounds", "vendor", "excluded"]),

@@ -22,13 +22,14 @@ from slacheck.checks.registry import check
 from slacheck.contract.model import Availability, CacheHits, Credits, UnclassifiedFailures
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.calls import metered
-from slacheck.metering.context import CheckContext, Losses
+from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import CallState
 from slacheck.metering.windowed import (
     as_count,
     by_window,
     examples_by_window,
 )
+from slacheck.results import Losses
 from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
 

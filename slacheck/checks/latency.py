@@ -47,10 +47,11 @@ from slacheck.contract.model import (
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering import derive
 from slacheck.metering import metrics as server_metrics
-from slacheck.metering.context import CheckContext, Exclusion, Losses, LossSays
+from slacheck.metering.context import CheckContext, Exclusion
 from slacheck.metering.rank import bucket, exact_percent, nearest_rank, order_stats
 from slacheck.metering.windowed import examples_by_window
 from slacheck.metering.windowexpr import window_index_expr
+from slacheck.results import Losses, LossSays
 from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import sys
 
-from slacheck import __version__
 from slacheck.cli.helpers import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK
 from slacheck.cli.root import app
 from slacheck.cli.says import CliSays
 from slacheck.cli.terminal import PIPE_WIDTH, _console, _ProgressLine, _Quiet, _working, err, out
+from slacheck.version import __version__
 
 # Each command module registers its commands on ``app`` as it is imported, so the order of these
 # imports is the order ``slacheck --help`` lists the commands in (the groups after them).

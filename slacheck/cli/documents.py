@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from slacheck import __version__
 from slacheck.cli.helpers import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -38,6 +37,7 @@ from slacheck.errors import UsageError
 from slacheck.messages import NC_, MessageCode
 from slacheck.outputs import check_target, write_folder, write_output
 from slacheck.render import jsonout
+from slacheck.version import __version__
 
 # --------------------------------------------------------------------------------------------
 # Documents and the demo

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from slacheck import __version__
 from slacheck.cli.helptext import _Group
 from slacheck.cli.terminal import out, set_quiet
+from slacheck.version import __version__
 
 app = typer.Typer(
     name="slacheck",

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import ibis
@@ -39,6 +38,7 @@ from slacheck.match.items import (
     NEED_TOKENS,
     NEED_TTFT,
     SCHEMA_CHANGE,
+    FieldCheck,
     FieldItem,
     FieldSays,
     ItemStatus,
@@ -50,16 +50,14 @@ from slacheck.match.items import (
     schema_change_fix,
 )
 from slacheck.match.mismatch import (
-    Mismatch,
     TermCoverage,
     find_mismatches,
     term_coverage,
 )
 from slacheck.messages import Message
-from slacheck.metering.context import Losses, Metering
+from slacheck.metering.context import Metering
 from slacheck.metering.derive import (
     CallState,
-    ScopeMatch,
     model_base,
     region_key,
     scope_match,
@@ -67,7 +65,6 @@ from slacheck.metering.derive import (
     succeeded,
 )
 from slacheck.metering.peak import at_peak_expr, minute_expr
-from slacheck.results import EffectiveSpan
 from slacheck.trace.schema import SetAside
 from slacheck.trace.traces import Traces
 
@@ -83,57 +80,6 @@ __all__ = [
 ]
 
 S = FieldSays  # each item below says several of the field check's words
-
-
-@dataclass(frozen=True, slots=True)
-class FieldCheck:
-    """The eight items, the metering mismatches, and how the contract's scope fared."""
-
-    items: tuple[FieldItem, ...]
-    mismatches: tuple[Mismatch, ...]
-    scope: ScopeMatch
-    #: model calls in the effective period no term can count: set aside, or without a scope field
-    losses: Losses = field(default_factory=lambda: Losses({}, {}))
-    #: in-scope calls before and after the effective period (measured here, never checked)
-    effective: EffectiveSpan = field(default_factory=lambda: EffectiveSpan(0, 0))
-    #: that said, when any fall outside it
-    outside: Message | None = None
-    #: in-scope calls of the traces measured, by call state (``metering.derive.CallState``)
-    states: dict[str, int] = field(default_factory=dict)
-    #: what the states need said: unclassified failures and cache hits, and their readings
-    status_notes: tuple[Message, ...] = ()
-
-    def gaps(self) -> tuple[FieldItem, ...]:
-        """Items not measurable as recorded (derivable, partial, not measurable, no data):
-        those needing a trace-schema change first, then those a computation (or more traffic)
-        closes; each group in item order."""
-        gaps = [i for i in self.items if i.status.gap]
-        return tuple(sorted(gaps, key=lambda i: (not i.needs_schema_change, i.item)))
-
-    @property
-    def ok(self) -> bool:
-        """Every item measurable, derivable or not applicable: the traces can meter the contract."""
-        fine = (ItemStatus.MEASURABLE, ItemStatus.DERIVABLE, ItemStatus.NOT_APPLICABLE)
-        return all(i.status in fine for i in self.items)
-
-    def item(self, number: int) -> FieldItem:
-        return next(i for i in self.items if i.item == number)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "items": [i.to_dict() for i in self.items],
-            "mismatches": [m.to_dict() for m in self.mismatches],
-            "scope": self.scope.to_dict(),
-            "lost": self.losses.to_dict(),
-            "lost_notes": [n.to_dict() for n in self.losses.notes(whole_period=True)],
-            "effective": {
-                "calls_before": self.effective.before,
-                "calls_after": self.effective.after,
-                "message": None if self.outside is None else self.outside.to_dict(),
-            },
-            "call_states": dict(sorted(self.states.items())),
-            "status_notes": [n.to_dict() for n in self.status_notes],
-        }
 
 
 def _row(t: ir.Table, **aggs: ir.Scalar) -> dict[str, Any]:

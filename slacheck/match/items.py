@@ -9,15 +9,18 @@ only a computation from fields already there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from slacheck.match.findings import Mismatch
 from slacheck.messages import NC_, NPC_, Message, MessageCode
+from slacheck.results import EffectiveSpan, Losses, ScopeMatch
 
 __all__ = [
     "DERIVABLE_NOW",
     "SCHEMA_CHANGE",
+    "FieldCheck",
     "FieldItem",
     "FieldSays",
     "ItemStatus",
@@ -444,3 +447,54 @@ def counted_item(
 def not_applicable_item(number: int, name: str, criterion: Message, fix: Message) -> FieldItem:
     """An item for a clause the contract does not have; ``fix`` points to the lint."""
     return FieldItem(number, name, 0, 0, 0, 0, criterion, ItemStatus.NOT_APPLICABLE, False, fix, ())
+
+
+@dataclass(frozen=True, slots=True)
+class FieldCheck:
+    """The eight items, the metering mismatches, and how the contract's scope fared."""
+
+    items: tuple[FieldItem, ...]
+    mismatches: tuple[Mismatch, ...]
+    scope: ScopeMatch
+    #: model calls in the effective period no term can count: set aside, or without a scope field
+    losses: Losses = field(default_factory=lambda: Losses({}, {}))
+    #: in-scope calls before and after the effective period (measured here, never checked)
+    effective: EffectiveSpan = field(default_factory=lambda: EffectiveSpan(0, 0))
+    #: that said, when any fall outside it
+    outside: Message | None = None
+    #: in-scope calls of the traces measured, by call state (``metering.derive.CallState``)
+    states: dict[str, int] = field(default_factory=dict)
+    #: what the states need said: unclassified failures and cache hits, and their readings
+    status_notes: tuple[Message, ...] = ()
+
+    def gaps(self) -> tuple[FieldItem, ...]:
+        """Items not measurable as recorded (derivable, partial, not measurable, no data):
+        those needing a trace-schema change first, then those a computation (or more traffic)
+        closes; each group in item order."""
+        gaps = [i for i in self.items if i.status.gap]
+        return tuple(sorted(gaps, key=lambda i: (not i.needs_schema_change, i.item)))
+
+    @property
+    def ok(self) -> bool:
+        """Every item measurable, derivable or not applicable: the traces can meter the contract."""
+        fine = (ItemStatus.MEASURABLE, ItemStatus.DERIVABLE, ItemStatus.NOT_APPLICABLE)
+        return all(i.status in fine for i in self.items)
+
+    def item(self, number: int) -> FieldItem:
+        return next(i for i in self.items if i.item == number)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "items": [i.to_dict() for i in self.items],
+            "mismatches": [m.to_dict() for m in self.mismatches],
+            "scope": self.scope.to_dict(),
+            "lost": self.losses.to_dict(),
+            "lost_notes": [n.to_dict() for n in self.losses.notes(whole_period=True)],
+            "effective": {
+                "calls_before": self.effective.before,
+                "calls_after": self.effective.after,
+                "message": None if self.outside is None else self.outside.to_dict(),
+            },
+            "call_states": dict(sorted(self.states.items())),
+            "status_notes": [n.to_dict() for n in self.status_notes],
+        }

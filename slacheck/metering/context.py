@@ -38,7 +38,7 @@ from slacheck.metering import derive
 from slacheck.metering.derive import CallState
 from slacheck.metering.metrics import MetricsEvidence
 from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
-from slacheck.results import EffectiveSpan
+from slacheck.results import EffectiveSpan, Losses
 from slacheck.trace.schema import QUARTER_HOUR_US
 from slacheck.trace.traces import Traces
 from slacheck.verdict import MAX_EXAMPLES
@@ -119,68 +119,6 @@ class EffectiveSays(MessageCode):
     OPEN_RANGE = NC_("metering.effective.open_range", "{start} – (open-ended)")
     NO_SPANS = NC_("metering.effective.no_spans", "no dated spans")
     CALLS = NPC_("metering.effective.calls", "{n} call", "{n} calls")
-
-
-class LossSays(MessageCode):
-    """What a result says of the calls its window could not count."""
-
-    SET_ASIDE = NPC_(
-        "metering.losses.set_aside",
-        "{n} model call in this window was set aside and not counted ({why})",
-        "{n} model calls in this window were set aside and not counted ({why})",
-    )
-    REASON = NC_("metering.losses.reason", "{reason} {n}")
-    SCOPE_FIELD_MISSING = NPC_(
-        "metering.losses.scope_field_missing",
-        "{n} model call records no {field}, which the contract's scope is decided on, and is not "
-        "counted",
-        "{n} model calls record no {field}, which the contract's scope is decided on, and are not "
-        "counted",
-    )
-    UNDATED = NPC_(
-        "metering.losses.undated",
-        "{n} model call set aside without a start time may belong here too",
-        "{n} model calls set aside without a start time may belong here too",
-    )
-    SET_ASIDE_ALL = NPC_(
-        "metering.losses.set_aside_all",
-        "{n} model call in the effective period was set aside and is not counted ({why})",
-        "{n} model calls in the effective period were set aside and are not counted ({why})",
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Losses:
-    """Model calls a window's terms cannot count, and why: rows set aside at ingestion (by
-    reason) and calls without the field the contract's scope is decided on (by field)."""
-
-    set_aside: dict[str, int]
-    scope_field_missing: dict[str, int]
-
-    @property
-    def any(self) -> bool:
-        return bool(self.set_aside or self.scope_field_missing)
-
-    def to_dict(self) -> dict[str, dict[str, int]]:
-        return {
-            "set_aside": dict(sorted(self.set_aside.items())),
-            "scope_field_missing": dict(sorted(self.scope_field_missing.items())),
-        }
-
-    def notes(self, undated: int = 0, *, whole_period: bool = False) -> tuple[Message, ...]:
-        """What a result says of them (``undated``: calls set aside without a start time;
-        ``whole_period``: the losses are the effective period's, not one window's)."""
-        out = []
-        if self.set_aside:
-            n = sum(self.set_aside.values())
-            why = [LossSays.REASON(reason=k, n=v) for k, v in sorted(self.set_aside.items())]
-            said = LossSays.SET_ASIDE_ALL if whole_period else LossSays.SET_ASIDE
-            out.append(said(n=n, why=why))
-        for name, n in sorted(self.scope_field_missing.items()):
-            out.append(LossSays.SCOPE_FIELD_MISSING(n=n, field=name))
-        if undated:
-            out.append(LossSays.UNDATED(n=undated))
-        return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ from slacheck.names import PATH_PREFIX as _PATH_PREFIX
 from slacheck.names import SNAPSHOT as _SNAPSHOT
 from slacheck.names import model_base as model_base
 from slacheck.names import region_key as region_key
+from slacheck.results import ScopeMatch
 from slacheck.trace.conventions import table
 from slacheck.trace.normalise import host_expr, host_of
 from slacheck.trace.schema import SetAside
@@ -137,22 +138,6 @@ def effective_scope(contract: Contract, term: LatencyTerm | None = None) -> Scop
     if term is not None and term.scope is not None:
         return term.scope
     return contract.scope
-
-
-@dataclass(frozen=True, slots=True)
-class ScopeMatch:
-    """How a scope filter fared against the calls: ``matched`` of ``calls`` llm calls."""
-
-    calls: int
-    matched: int
-    unmatched_values: tuple[str, ...]  # contract values (models, providers, …) that match nothing
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "matched": self.matched,
-            "unmatched_values": list(self.unmatched_values),
-        }
 
 
 #: Fields a model call takes from a model-call span wrapping it when it lacks them itself.

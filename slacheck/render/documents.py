@@ -23,7 +23,6 @@ from zoneinfo import ZoneInfo
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from slacheck import __version__
 from slacheck.contract.model import (
     DEFAULT_EVIDENCE_RETENTION_MONTHS,
     Contract,
@@ -49,6 +48,7 @@ from slacheck.render.inputs import (
 )
 from slacheck.textsafe import visible
 from slacheck.verdict import TermResult
+from slacheck.version import __version__
 
 if TYPE_CHECKING:
     from slacheck.trace.results import SourceFile

@@ -16,8 +16,8 @@ from slacheck.render import charts
 from slacheck.results import Evaluation
 
 if TYPE_CHECKING:
-    from slacheck.budget import Budget
-    from slacheck.match.fields import FieldCheck
+    from slacheck.budget.model import Budget
+    from slacheck.match.items import FieldCheck
     from slacheck.trace.results import Quality, SourceFile
 
 __all__ = [

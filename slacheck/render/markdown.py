@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from slacheck.match.fields import FieldCheck
+from slacheck.match.items import FieldCheck
 from slacheck.messages import render
 from slacheck.render.format import md_cell, md_text
 from slacheck.results import Evaluation

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 import ibis.expr.types as ir
 
 from slacheck.contract.model import Contract, LatencyTerm, MeasurementPoint, TokensPerSecondBasis
-from slacheck.contract.review import Severity
-from slacheck.messages import NC_, Message, MessageCode
+from slacheck.match.findings import Code, Mismatch
+from slacheck.messages import NC_, MessageCode
 from slacheck.metering.derive import point_value, scoped, succeeded
 
 __all__ = [
@@ -31,64 +30,11 @@ __all__ = [
 Range = tuple[int, int] | None
 
 
-class Code(StrEnum):
-    """What kind of metering mismatch; tests and renderers key on these, not on the text."""
-
-    POINT_NOT_RECORDED = "point_not_recorded"
-    ONLY_MET_PROVABLE = "only_met_provable"
-    TPS_BASIS_UNSTATED = "tps_basis_unstated"
-    TPS_BASIS_UNMEASURABLE = "tps_basis_unmeasurable"
-    SPARSE_SLICES = "sparse_slices"
-    COARSE_TIMESTAMPS = "coarse_timestamps"
-    PERCENTILE_IS_MAXIMUM = "percentile_is_maximum"
-    WINDOW_COVERAGE = "window_coverage"
-    TIME_ZONE_MONTH = "time_zone_month"
-    UNCOVERED_TASK_TIME = "uncovered_task_time"
-    SCOPE_UNMATCHED = "scope_unmatched"
-
-
 class UnitSaid(MessageCode):
     """The units a mismatch counts in (several finders say them)."""
 
     UNIT_CALLS = NC_("mismatch.unit.calls", "calls")
     UNIT_TASKS = NC_("mismatch.unit.tasks", "tasks")
-
-
-@dataclass(frozen=True, slots=True)
-class Mismatch:
-    """One place where the contract meters something the trace measures differently (or not).
-
-    ``headline`` and ``explanation`` are messages; ``title`` and ``detail`` their English text.
-    """
-
-    code: str
-    severity: Severity
-    term_id: str | None  # the latency term (or terms, comma-separated); None: the whole contract
-    headline: Message
-    explanation: Message
-    numbers: dict[str, Any]
-
-    @property
-    def title(self) -> str:
-        return self.headline.text
-
-    @property
-    def detail(self) -> str:
-        return self.explanation.text
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": str(self.code),
-            "severity": str(self.severity),
-            "term_id": self.term_id,
-            "title": self.title,
-            "detail": self.detail,
-            "messages": {
-                "title": self.headline.to_dict(),
-                "detail": self.explanation.to_dict(),
-            },
-            "numbers": self.numbers,
-        }
 
 
 @dataclass(frozen=True, slots=True)
