@@ -797,8 +797,8 @@ def prepare_report(
 
 def _distributions(ctx: Any, results: Sequence[TermResult]) -> tuple[charts.Distribution, ...]:
     """Per latency term: its figures in the period, as the check counts a window's
-    (``checks.latency.period_values``: same units, states, exclusions and point)."""
-    from slacheck.checks.latency import call_base, period_values
+    (``metering.units.period_values``: same units, states, exclusions and point)."""
+    from slacheck.metering.units import call_base, period_values
 
     contract: Contract = ctx.contract
     if not contract.latency or ctx.period is None:
