@@ -31,7 +31,7 @@ from slacheck.checks.latency.counting import (
     within_at_limit,
 )
 from slacheck.checks.latency.occurrence import occurrence
-from slacheck.checks.latency.server import with_metrics
+from slacheck.checks.latency.server import combine, share_verdict, with_metrics
 from slacheck.checks.latency.slices import spanned_slices, time_slices
 from slacheck.checks.latency.wording import LatencySays, point_notes
 from slacheck.checks.registry import check
@@ -113,10 +113,12 @@ __all__ = [
     "call_base",
     "check_term",
     "choose_point",
+    "combine",
     "decide",
     "latency",
     "percentile_rank",
     "period_values",
+    "share_verdict",
     "spanned_slices",
     "term_units",
 ]

@@ -1,5 +1,6 @@
-"""Server-side metrics, a second evidence source (rules in ``metering.metrics``): what they say
-of a term in a window, combined with the traces' verdict into the result's."""
+"""Server-side metrics, a second evidence source: the verdict their figures give a term in a
+window (``metering.metrics`` says what the histograms bound), and that verdict combined with the
+traces' into the result's."""
 
 from __future__ import annotations
 
@@ -10,23 +11,46 @@ from dataclasses import dataclass
 from typing import Any
 
 from slacheck.checks.latency.assembly import gap
-from slacheck.contract.model import (
-    Direction,
-    LatencyTerm,
-    OccurrenceObjective,
-    TimeSliceObjective,
-)
-from slacheck.messages import Message
+from slacheck.contract.model import LatencyTerm, OccurrenceObjective, TimeSliceObjective
+from slacheck.messages import NC_, Message, MessageCode
 from slacheck.metering import metrics as server_metrics
 from slacheck.metering.context import CheckContext, LossSays
-from slacheck.metering.rank import percentile_rank
+from slacheck.metering.metrics import Evidence
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow
 
 
+class CombinedSays(MessageCode):
+    """What a result says of the traces' and the metrics' verdicts taken together (the codes
+    are those of ``metering.metrics``, where these rules were written first)."""
+
+    MET = NC_("metering.metrics.verdict.met", "met")
+    BREACHED = NC_("metering.metrics.verdict.breached", "breached")
+    INDETERMINATE = NC_("metering.metrics.verdict.indeterminate", "indeterminate")
+    NOT_MEASURABLE = NC_("metering.metrics.verdict.not_measurable", "not measurable")
+    NO_DATA = NC_("metering.metrics.verdict.no_data", "no data")
+    DECIDED = NC_(
+        "metering.metrics.decided",
+        "verdict from server metrics: the traces alone give {trace}",
+    )
+    AGREE = NC_(
+        "metering.metrics.agree", "server metrics give the same verdict as the traces ({verdict})"
+    )
+    DISAGREE = NC_(
+        "metering.metrics.disagree",
+        "the traces give {trace} and the server metrics {metrics}: the two sources disagree, "
+        "so the verdict is indeterminate",
+    )
+    DISAGREE_KEPT = NC_(
+        "metering.metrics.disagree_kept",
+        "server metrics give {metrics}; the traces measure the contracted point itself and "
+        "give {trace}, which stands",
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Reading:
-    """What the metrics say of one term in one window."""
+    """What the metrics say of one term in one window, decided."""
 
     verdict: Verdict
     observed: float | None
@@ -46,25 +70,24 @@ def with_metrics(
         return results
     found, _ = server_metrics.cover(term)
     if found is None:
-        traces = str(server_metrics.Evidence.TRACES)
+        traces = str(Evidence.TRACES)
         return [dataclasses.replace(r, details={**r.details, "evidence": traces}) for r in results]
     tp = server_metrics.term_points(
         ev, ctx.contract, term, found, windows, ctx.maintenance, ctx.effective_us
     )
     obj = term.objective
+    at_the_limit = ctx.contract.readings.at_the_limit
     readings = (
-        _metric_occurrence(ctx, term, obj, tp, ev)
+        _percentile_readings(term, server_metrics.percentile_figures(tp, ev, obj, at_the_limit))
         if isinstance(obj, OccurrenceObjective)
-        else _metric_slices(ctx, term, obj, tp, ev)
+        else _slice_readings(term, obj, server_metrics.slice_figures(tp, ev, obj, at_the_limit))
     )
     unapplied = server_metrics.unapplied_exclusions(ctx.contract)
     out: list[TermResult] = []
     for r in results:
         m = readings.get(r.window)
         exact = r.measured_at == term.measurement_point.value and not r.bounded
-        verdict, evidence, said = server_metrics.combine(
-            r.verdict, exact, None if m is None else m.verdict
-        )
+        verdict, evidence, said = combine(r.verdict, exact, None if m is None else m.verdict)
         details = {**r.details, "evidence": str(evidence)}
         notes = list(r.notes)
         if m is not None:
@@ -74,7 +97,7 @@ def with_metrics(
                 notes.append(server_metrics.MetricsSays.NOT_APPLIED(which=", ".join(unapplied)))
         if said is not None:
             notes.append(said)
-        if m is not None and evidence is server_metrics.Evidence.METRICS:
+        if m is not None and evidence is Evidence.METRICS:
             out.append(
                 dataclasses.replace(
                     r,
@@ -111,125 +134,100 @@ def _aside_notes(aside: Mapping[str, int]) -> tuple[Message, ...]:
     return (server_metrics.MetricsSays.SET_ASIDE(n=sum(aside.values()), why=why),)
 
 
-def _finite(x: float) -> float | None:
-    return None if math.isinf(x) else x
-
-
-def _metric_occurrence(
-    ctx: CheckContext,
-    term: LatencyTerm,
-    obj: OccurrenceObjective,
-    tp: server_metrics.TermPoints,
-    ev: server_metrics.MetricsEvidence,
+def _percentile_readings(
+    term: LatencyTerm, figures: Mapping[str, server_metrics.PercentileFigures]
 ) -> dict[str, _Reading]:
-    counts = server_metrics.window_counts(tp)
-    ranks = {
-        w: percentile_rank(n, obj.percentile, obj.method, obj.direction)
-        for w, (n, _) in counts.items()
-        if n > 0
-    }
-    bounds = server_metrics.window_rank_bounds(tp, ev, {w: r.ranks for w, r in ranks.items()})
-    proven = server_metrics.proven_within(tp, ev, obj)
+    """Per window: met or breached where the percentile's bounds prove it, else indeterminate;
+    no data without requests, or fewer than the term's minimum."""
     out: dict[str, _Reading] = {}
-    for w in set(counts) | set(tp.aside):
-        n, points = counts.get(w, (0, 0))
-        aside = tp.aside.get(w, {})
-        details: dict[str, Any] = {
-            "metric": tp.cover.metric,
-            "relation": str(tp.cover.relation),
-            "points": points,
-            "requests": n,
-            "set_aside": dict(sorted(aside.items())),
-        }
-        if n == 0:
-            out[w] = _Reading(Verdict.NO_DATA, None, "ms", 0, 0, _aside_notes(aside), details)
+    for w, f in figures.items():
+        notes = (*f.notes, *_aside_notes(f.aside))
+        if f.requests == 0:
+            out[w] = _Reading(Verdict.NO_DATA, None, "ms", 0, 0, notes, f.details)
             continue
-        rank = ranks[w]
-        b = bounds[w]
-        lo, hi = b[rank.ranks[0]]
-        if len(rank.ranks) == 2:
-            lo2, hi2 = b[rank.ranks[1]]
-            f = rank.fraction
-            lo, hi = lo + f * (lo2 - lo), (math.inf if math.isinf(hi2) else hi + f * (hi2 - hi))
-        lo, hi = server_metrics.widen(lo, hi, tp.cover.relation)
-        passes = server_metrics.judge(
-            lo, hi, False, obj.direction, obj.threshold, ctx.contract.readings.at_the_limit
-        )
         verdict = (
-            Verdict.INDETERMINATE if passes is None else Verdict.MET if passes else Verdict.BREACHED
+            Verdict.INDETERMINATE
+            if f.passes is None
+            else Verdict.MET
+            if f.passes
+            else Verdict.BREACHED
         )
-        if term.min_samples is not None and n < term.min_samples:
+        if term.min_samples is not None and f.requests < term.min_samples:
             verdict = Verdict.NO_DATA
-        details.update(
-            {"ranks": list(rank.ranks), "lower": lo, "upper": _finite(hi), **rank.details}
-        )
-        metric = tp.cover.metric
-        note = (
-            server_metrics.MetricsSays.LOWER_ONLY(metric=metric, n=n, lower=lo)
-            if math.isinf(hi)
-            else server_metrics.MetricsSays.BOUNDS(metric=metric, n=n, lower=lo, upper=hi)
-        )
-        at_most = obj.direction is Direction.AT_MOST
-        observed = hi if (passes is True) == at_most and not math.isinf(hi) else lo
-        good = proven.get(w, 0)
-        out[w] = _Reading(verdict, observed, "ms", good, n, (note, *_aside_notes(aside)), details)
+        out[w] = _Reading(verdict, f.observed, "ms", f.good, f.requests, notes, f.details)
     return out
 
 
-def _metric_slices(
-    ctx: CheckContext,
+def _slice_readings(
     term: LatencyTerm,
     obj: TimeSliceObjective,
-    tp: server_metrics.TermPoints,
-    ev: server_metrics.MetricsEvidence,
+    figures: Mapping[str, server_metrics.SliceFigures],
 ) -> dict[str, _Reading]:
-    per = server_metrics.slice_table(tp, ev, obj)
-    judged = server_metrics.slice_judgements(
-        per, obj, tp.cover.relation, ctx.contract.readings.at_the_limit
-    ).execute()
-    straddling = server_metrics.straddling_slices(tp, obj)
-    rows = {str(r["_w"]): r for r in judged.to_dict("records")}
+    """Per window: the share of slices proven passing against the required share
+    (``share_verdict``); no data with fewer slices than the term's minimum."""
     out: dict[str, _Reading] = {}
-    for w in set(rows) | set(tp.aside) | set(straddling):
-        aside = dict(tp.aside.get(w, {}))
-        if straddling.get(w):
-            aside[str(server_metrics.Aside.STRADDLES_SLICE)] = straddling[w]
-        row = rows.get(w, {})
-        total = int(row.get("total") or 0)
-        passing = int(row.get("passing") or 0)
-        failing = int(row.get("failing") or 0)
-        verdict = server_metrics.share_verdict(passing, failing, total, obj.slices_passing_percent)
-        if term.min_samples is not None and total < term.min_samples:
+    for w, f in figures.items():
+        verdict = share_verdict(f.passing, f.failing, f.slices, obj.slices_passing_percent)
+        if term.min_samples is not None and f.slices < term.min_samples:
             verdict = Verdict.NO_DATA
-        notes: list[Message] = []
-        details: dict[str, Any] = {
-            "metric": tp.cover.metric,
-            "relation": str(tp.cover.relation),
-            "slices": total,
-            "passing_slices": passing,
-            "failing_slices": failing,
-            "undecided_slices": total - passing - failing,
-            "sparse_slices": int(row.get("empty") or 0),
-            "set_aside": dict(sorted(aside.items())),
-        }
-        observed = None
-        if total:
-            observed = 100.0 * passing / total
-            notes.append(
-                server_metrics.MetricsSays.SLICE_BOUNDS(
-                    metric=tp.cover.metric,
-                    total=total,
-                    minutes=obj.slice_minutes,
-                    passing=passing,
-                    failing=failing,
-                    unknown=total - passing - failing,
-                    low=observed,
-                    high=100.0 * (total - failing) / total,
-                )
-            )
-        notes.extend(_aside_notes(aside))
-        out[w] = _Reading(verdict, observed, "% of slices", passing, total, tuple(notes), details)
+        notes = (*f.notes, *_aside_notes(f.aside))
+        out[w] = _Reading(verdict, f.observed, "% of slices", f.passing, f.slices, notes, f.details)
     return out
 
 
-__all__ = ["with_metrics"]
+def share_verdict(passing: int, failing: int, total: int, required: float) -> Verdict:
+    """Met when the proven-passing share reaches ``required`` %, breached when even counting
+    every undecided slice as passing it falls short, else indeterminate."""
+    if total == 0:
+        return Verdict.NO_DATA
+    if 100.0 * passing / total >= required:
+        return Verdict.MET
+    if 100.0 * (total - failing) / total < required:
+        return Verdict.BREACHED
+    return Verdict.INDETERMINATE
+
+
+_DEFINITE = (Verdict.MET, Verdict.BREACHED)
+
+
+def _said(v: Verdict) -> Message:
+    """A verdict's name as a message (worded in the reader's language)."""
+    return {
+        Verdict.MET: CombinedSays.MET,
+        Verdict.BREACHED: CombinedSays.BREACHED,
+        Verdict.INDETERMINATE: CombinedSays.INDETERMINATE,
+        Verdict.NOT_MEASURABLE: CombinedSays.NOT_MEASURABLE,
+    }.get(v, CombinedSays.NO_DATA)()
+
+
+def combine(
+    trace: Verdict, trace_exact: bool, metrics: Verdict | None
+) -> tuple[Verdict, Evidence, Message | None]:
+    """One verdict from the traces' and the metrics', which source it rests on, and why.
+
+    Traces measuring the contracted point itself stand; otherwise a definite verdict from
+    either source decides, two definite verdicts that differ make it indeterminate, and
+    metrics fill in where the traces measure nothing.
+    """
+    if metrics is None or metrics is Verdict.NO_DATA:
+        return trace, Evidence.TRACES, None
+    if trace_exact and trace in _DEFINITE:
+        if metrics in _DEFINITE and metrics is not trace:
+            note = CombinedSays.DISAGREE_KEPT(trace=_said(trace), metrics=_said(metrics))
+            return trace, Evidence.TRACES, note
+        return trace, Evidence.TRACES, None
+    if trace in _DEFINITE and metrics in _DEFINITE:
+        if trace is metrics:
+            return trace, Evidence.BOTH, CombinedSays.AGREE(verdict=_said(trace))
+        note = CombinedSays.DISAGREE(trace=_said(trace), metrics=_said(metrics))
+        return Verdict.INDETERMINATE, Evidence.BOTH, note
+    if trace in _DEFINITE:
+        return trace, Evidence.TRACES, None
+    if metrics in _DEFINITE:
+        return metrics, Evidence.METRICS, CombinedSays.DECIDED(trace=_said(trace))
+    if trace is Verdict.INDETERMINATE:
+        return trace, Evidence.BOTH, None
+    return metrics, Evidence.METRICS, CombinedSays.DECIDED(trace=_said(trace))
+
+
+__all__ = ["CombinedSays", "combine", "share_verdict", "with_metrics"]
