@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from slacheck.checks.latency import combine
 from slacheck.contract.model import AtTheLimit, Direction, TimeSliceObjective
 from slacheck.errors import TraceInputError
 from slacheck.evaluation import evaluate
@@ -376,7 +377,7 @@ def test_the_traces_measuring_the_point_stand(tmp_path: Path, points: Any) -> No
     ],
 )
 def test_combine(trace: Verdict, exact: bool, metrics: Verdict | None, want: Any) -> None:
-    verdict, evidence, _ = sm.combine(trace, exact, metrics)
+    verdict, evidence, _ = combine(trace, exact, metrics)
     assert verdict is want[0]
     assert evidence == (sm.Evidence.METRICS if want[1] == "m" else want[1])
 

@@ -25,6 +25,10 @@ Rules (the one place they are written):
   durations are never negative, so an open first bucket is bounded below by 0;
 - a slice's mean is exact when every point carries ``sum``; else bounded by the buckets;
 - a statistic passes when its bounds prove it, fails when they prove that, else is unknown.
+
+What the metrics say of a term in a window comes back as figures (``PercentileFigures``,
+``SliceFigures``: the bounds, the counts, whether they prove the statistic passing); the
+latency check decides the verdict from them and combines it with the traces'.
 """
 
 from __future__ import annotations
@@ -50,9 +54,9 @@ from slacheck.contract.model import (
 )
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
+from slacheck.metering.rank import percentile_rank
 from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
 from slacheck.trace.otlp_metrics import MetricPoints
-from slacheck.verdict import Verdict
 from slacheck.windows import CalendarWindow
 
 _US_PER_MINUTE = 60_000_000
@@ -91,18 +95,14 @@ class Evidence(StrEnum):
 
 
 class MetricsSays(MessageCode):
-    """What results and the field check say of server-side metrics."""
+    """What results and the field check say of server-side metrics (what a result says of the
+    two sources' verdicts together is the latency check's, ``checks.latency.server``)."""
 
     COVERAGE_TITLE = NC_("metering.metrics.coverage_title", "Server metrics: the terms they cover")
     COLUMN_TERM = NC_("metering.metrics.column.term", "term")
     COLUMN_POINT = NC_("metering.metrics.column.point", "measurement point")
     COLUMN_METRIC = NC_("metering.metrics.column.metric", "metric")
     COLUMN_GIVES = NC_("metering.metrics.column.gives", "what the metrics give")
-    MET = NC_("metering.metrics.verdict.met", "met")
-    BREACHED = NC_("metering.metrics.verdict.breached", "breached")
-    INDETERMINATE = NC_("metering.metrics.verdict.indeterminate", "indeterminate")
-    NOT_MEASURABLE = NC_("metering.metrics.verdict.not_measurable", "not measurable")
-    NO_DATA = NC_("metering.metrics.verdict.no_data", "no data")
     NOT_SERVER_POINT = NC_(
         "metering.metrics.not_server_point",
         "{point} is measured at the client: server metrics do not bound it; traces only",
@@ -164,23 +164,6 @@ class MetricsSays(MessageCode):
         "metering.metrics.exclusions_not_applied",
         "server metrics cannot apply per-call exclusions ({which}): the histograms count "
         "those requests",
-    )
-    DECIDED = NC_(
-        "metering.metrics.decided",
-        "verdict from server metrics: the traces alone give {trace}",
-    )
-    AGREE = NC_(
-        "metering.metrics.agree", "server metrics give the same verdict as the traces ({verdict})"
-    )
-    DISAGREE = NC_(
-        "metering.metrics.disagree",
-        "the traces give {trace} and the server metrics {metrics}: the two sources disagree, "
-        "so the verdict is indeterminate",
-    )
-    DISAGREE_KEPT = NC_(
-        "metering.metrics.disagree_kept",
-        "server metrics give {metrics}; the traces measure the contracted point itself and "
-        "give {trace}, which stands",
     )
 
 
@@ -461,59 +444,142 @@ def slice_judgements(
     )
 
 
-def share_verdict(passing: int, failing: int, total: int, required: float) -> Verdict:
-    """Met when the proven-passing share reaches ``required`` %, breached when even counting
-    every undecided slice as passing it falls short, else indeterminate."""
-    if total == 0:
-        return Verdict.NO_DATA
-    if 100.0 * passing / total >= required:
-        return Verdict.MET
-    if 100.0 * (total - failing) / total < required:
-        return Verdict.BREACHED
-    return Verdict.INDETERMINATE
+@dataclass(frozen=True, slots=True)
+class PercentileFigures:
+    """What the metrics say of an occurrence term in one window: the requests counted, the
+    statistic's bounds, and whether those prove it passing."""
+
+    requests: int
+    #: the bound that decides (the upper when it proves an ``at_most`` term met, …); None
+    #: without requests
+    observed: float | None
+    #: the statistic proven within the threshold (True), beyond it (False), or neither (None,
+    #: also without requests)
+    passes: bool | None
+    #: requests whose bucket proves them within the threshold
+    good: int
+    notes: tuple[Message, ...]
+    #: points left out, by reason (``Aside``)
+    aside: dict[str, int]
+    details: dict[str, Any]
 
 
-_DEFINITE = (Verdict.MET, Verdict.BREACHED)
+@dataclass(frozen=True, slots=True)
+class SliceFigures:
+    """What the metrics say of a time-slice term in one window: slices with data, and those
+    their bounds prove passing and failing."""
+
+    slices: int
+    passing: int
+    failing: int
+    #: the proven-passing share (%); None without slices
+    observed: float | None
+    notes: tuple[Message, ...]
+    #: points left out, by reason (``Aside``)
+    aside: dict[str, int]
+    details: dict[str, Any]
 
 
-def _said(v: Verdict) -> Message:
-    """A verdict's name as a message (worded in the reader's language)."""
-    return {
-        Verdict.MET: MetricsSays.MET,
-        Verdict.BREACHED: MetricsSays.BREACHED,
-        Verdict.INDETERMINATE: MetricsSays.INDETERMINATE,
-        Verdict.NOT_MEASURABLE: MetricsSays.NOT_MEASURABLE,
-    }.get(v, MetricsSays.NO_DATA)()
+def _finite(x: float) -> float | None:
+    return None if math.isinf(x) else x
 
 
-def combine(
-    trace: Verdict, trace_exact: bool, metrics: Verdict | None
-) -> tuple[Verdict, Evidence, Message | None]:
-    """One verdict from the traces' and the metrics', which source it rests on, and why.
+def percentile_figures(
+    tp: TermPoints, ev: MetricsEvidence, obj: OccurrenceObjective, at_the_limit: AtTheLimit
+) -> dict[str, PercentileFigures]:
+    """Per window label: the bounds the kept points' buckets put on the contracted percentile."""
+    counts = window_counts(tp)
+    ranks = {
+        w: percentile_rank(n, obj.percentile, obj.method, obj.direction)
+        for w, (n, _) in counts.items()
+        if n > 0
+    }
+    bounds = window_rank_bounds(tp, ev, {w: r.ranks for w, r in ranks.items()})
+    proven = proven_within(tp, ev, obj)
+    out: dict[str, PercentileFigures] = {}
+    for w in set(counts) | set(tp.aside):
+        n, points = counts.get(w, (0, 0))
+        aside = tp.aside.get(w, {})
+        details: dict[str, Any] = {
+            "metric": tp.cover.metric,
+            "relation": str(tp.cover.relation),
+            "points": points,
+            "requests": n,
+            "set_aside": dict(sorted(aside.items())),
+        }
+        if n == 0:
+            out[w] = PercentileFigures(0, None, None, 0, (), aside, details)
+            continue
+        rank = ranks[w]
+        b = bounds[w]
+        lo, hi = b[rank.ranks[0]]
+        if len(rank.ranks) == 2:
+            lo2, hi2 = b[rank.ranks[1]]
+            f = rank.fraction
+            lo, hi = lo + f * (lo2 - lo), (math.inf if math.isinf(hi2) else hi + f * (hi2 - hi))
+        lo, hi = widen(lo, hi, tp.cover.relation)
+        passes = judge(lo, hi, False, obj.direction, obj.threshold, at_the_limit)
+        details.update(
+            {"ranks": list(rank.ranks), "lower": lo, "upper": _finite(hi), **rank.details}
+        )
+        metric = tp.cover.metric
+        note = (
+            MetricsSays.LOWER_ONLY(metric=metric, n=n, lower=lo)
+            if math.isinf(hi)
+            else MetricsSays.BOUNDS(metric=metric, n=n, lower=lo, upper=hi)
+        )
+        at_most = obj.direction is Direction.AT_MOST
+        observed = hi if (passes is True) == at_most and not math.isinf(hi) else lo
+        good = proven.get(w, 0)
+        out[w] = PercentileFigures(n, observed, passes, good, (note,), aside, details)
+    return out
 
-    Traces measuring the contracted point itself stand; otherwise a definite verdict from
-    either source decides, two definite verdicts that differ make it indeterminate, and
-    metrics fill in where the traces measure nothing.
-    """
-    if metrics is None or metrics is Verdict.NO_DATA:
-        return trace, Evidence.TRACES, None
-    if trace_exact and trace in _DEFINITE:
-        if metrics in _DEFINITE and metrics is not trace:
-            note = MetricsSays.DISAGREE_KEPT(trace=_said(trace), metrics=_said(metrics))
-            return trace, Evidence.TRACES, note
-        return trace, Evidence.TRACES, None
-    if trace in _DEFINITE and metrics in _DEFINITE:
-        if trace is metrics:
-            return trace, Evidence.BOTH, MetricsSays.AGREE(verdict=_said(trace))
-        note = MetricsSays.DISAGREE(trace=_said(trace), metrics=_said(metrics))
-        return Verdict.INDETERMINATE, Evidence.BOTH, note
-    if trace in _DEFINITE:
-        return trace, Evidence.TRACES, None
-    if metrics in _DEFINITE:
-        return metrics, Evidence.METRICS, MetricsSays.DECIDED(trace=_said(trace))
-    if trace is Verdict.INDETERMINATE:
-        return trace, Evidence.BOTH, None
-    return metrics, Evidence.METRICS, MetricsSays.DECIDED(trace=_said(trace))
+
+def slice_figures(
+    tp: TermPoints, ev: MetricsEvidence, obj: TimeSliceObjective, at_the_limit: AtTheLimit
+) -> dict[str, SliceFigures]:
+    """Per window label: the slices the kept points hold whole, and which their bounds decide."""
+    per = slice_table(tp, ev, obj)
+    judged = slice_judgements(per, obj, tp.cover.relation, at_the_limit).execute()
+    straddling = straddling_slices(tp, obj)
+    rows = {str(r["_w"]): r for r in judged.to_dict("records")}
+    out: dict[str, SliceFigures] = {}
+    for w in set(rows) | set(tp.aside) | set(straddling):
+        aside = dict(tp.aside.get(w, {}))
+        if straddling.get(w):
+            aside[str(Aside.STRADDLES_SLICE)] = straddling[w]
+        row = rows.get(w, {})
+        total = int(row.get("total") or 0)
+        passing = int(row.get("passing") or 0)
+        failing = int(row.get("failing") or 0)
+        details: dict[str, Any] = {
+            "metric": tp.cover.metric,
+            "relation": str(tp.cover.relation),
+            "slices": total,
+            "passing_slices": passing,
+            "failing_slices": failing,
+            "undecided_slices": total - passing - failing,
+            "sparse_slices": int(row.get("empty") or 0),
+            "set_aside": dict(sorted(aside.items())),
+        }
+        observed = None
+        notes: tuple[Message, ...] = ()
+        if total:
+            observed = 100.0 * passing / total
+            notes = (
+                MetricsSays.SLICE_BOUNDS(
+                    metric=tp.cover.metric,
+                    total=total,
+                    minutes=obj.slice_minutes,
+                    passing=passing,
+                    failing=failing,
+                    unknown=total - passing - failing,
+                    low=observed,
+                    high=100.0 * (total - failing) / total,
+                ),
+            )
+        out[w] = SliceFigures(total, passing, failing, observed, notes, aside, details)
+    return out
 
 
 def unapplied_exclusions(contract: Contract) -> list[str]:
@@ -574,14 +640,16 @@ __all__ = [
     "Evidence",
     "MetricsEvidence",
     "MetricsSays",
+    "PercentileFigures",
     "Relation",
+    "SliceFigures",
     "TermPoints",
-    "combine",
     "cover",
     "coverage_rows",
     "judge",
+    "percentile_figures",
     "rank_bounds",
-    "share_verdict",
+    "slice_figures",
     "slice_judgements",
     "slice_table",
     "straddling_slices",

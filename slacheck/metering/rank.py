@@ -1,16 +1,19 @@
-"""The one nearest-rank rule: which order statistic is a contract's percentile, and the one
-query that fetches order statistics per window."""
+"""The one nearest-rank rule: which order statistics are a contract's percentile (``Rank``,
+``percentile_rank``), and the one query that fetches order statistics per window."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import reduce
 from typing import Any
 
 import ibis
 import ibis.expr.types as ir
+
+from slacheck.contract.model import Direction, PercentileMethod
 
 
 def exact_percent(percentile: float) -> Fraction:
@@ -24,6 +27,42 @@ def nearest_rank(n: int, percentile: float) -> int:
     if n <= 0:
         return 0
     return max(1, math.ceil(exact_percent(percentile) * n / 100))
+
+
+@dataclass(frozen=True, slots=True)
+class Rank:
+    """Which order statistics make a percentile: 1-based ranks and the interpolation fraction."""
+
+    ranks: tuple[int, ...]
+    fraction: float
+    details: dict[str, Any]
+
+    def value(self, stats: Mapping[int, float]) -> float:
+        lo = stats[self.ranks[0]]
+        if len(self.ranks) == 1:
+            return lo
+        return lo + self.fraction * (stats[self.ranks[1]] - lo)
+
+
+def percentile_rank(
+    n: int, percentile: float, method: PercentileMethod, direction: Direction
+) -> Rank:
+    """The order statistics of the contracted percentile among ``n`` values (exact arithmetic).
+
+    ``at_most``: the p-th percentile. ``at_least``: the same rank counted from the top (the
+    (100 − p)-th percentile), so that "p % of units ≥ threshold" holds exactly when it is met.
+    """
+    p = exact_percent(percentile)
+    if method is PercentileMethod.NEAREST_RANK:
+        k = nearest_rank(n, percentile)
+        rank = k if direction is Direction.AT_MOST else n - k + 1
+        return Rank((rank,), 0.0, {"k": k, "n": n, "rank": rank, "good_needed": k})
+    q = p if direction is Direction.AT_MOST else 100 - p
+    h = (n - 1) * q / 100
+    lo = math.floor(h)
+    frac = h - lo
+    ranks = (lo + 1,) if frac == 0 else (lo + 1, lo + 2)
+    return Rank(ranks, float(frac), {"h": float(h), "n": n})
 
 
 #: bucket keys are clipped to ±this: monotonic still, and never beyond a 64-bit integer

@@ -11,7 +11,6 @@ from pathlib import Path
 import ibis
 
 from slacheck.budget import analyse
-from slacheck.checks.latency import call_base, period_values
 from slacheck.contract.model import Contract, Direction, MeasurementPoint, OccurrenceObjective
 from slacheck.errors import UsageError
 from slacheck.evaluation import run_checks
@@ -19,6 +18,7 @@ from slacheck.match.fields import check_fields
 from slacheck.metering.calls import region_role_expr
 from slacheck.metering.context import CheckContext, Metering
 from slacheck.metering.derive import scoped
+from slacheck.metering.units import call_base, period_values
 from slacheck.prepare.evidence import evidence
 from slacheck.render import charts
 from slacheck.render.inputs import ReportInputs, Traffic
