@@ -96,16 +96,13 @@ def fields(
 
     c = load_contract(contract)  # before the engine's imports: a bad contract is said at once
     from slacheck.console import field_check_tables, metrics_coverage_table
-    from slacheck.match.fields import check_fields
-    from slacheck.metering.context import Metering
     from slacheck.metering.metrics import coverage_rows
+    from slacheck.prepare import prepare_fields
     from slacheck.render.markdown import fields_markdown, metrics_coverage_markdown
-    from slacheck.windows import parse_period
 
     ev = _metrics(metrics, lang.value)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
-    window = None if period is None else parse_period(period, c.zone)
-    result = check_fields(c, loaded, Metering(c, loaded, window))
+    result = prepare_fields(c, loaded, period=period)
     rows = None if ev is None else coverage_rows(c, ev)
     if fmt is ReportFormat.json:
         doc = result.to_dict()

@@ -53,13 +53,10 @@ def _no_window(contract: Any, loaded: Any, period: str | None, lang: str = "en")
     """Say (on the terminal, in ``lang``) when no window of the effective period overlaps the
     traces or the period: both date ranges, and every term as no data. True when it did."""
     from slacheck.console import TerminalSays, verdict_counts
-    from slacheck.metering.context import Metering
+    from slacheck.prepare import no_window
     from slacheck.results import Evaluation
-    from slacheck.windows import parse_period
 
-    window = None if period is None else parse_period(period, contract.zone)
-    m = Metering(contract, loaded, window)
-    said = m.no_window()
+    said = no_window(contract, loaded, period)
     if said is None:
         return False
     ev = Evaluation(
