@@ -1,6 +1,6 @@
 """The stages point one way (STYLE.md), render only formats (no engine, metering or check
-behind it), the commands call the stages, no check imports another, no trace module imports one that imports it back and
-trace's results are plain data: import-linter's contracts in
+behind it), the commands call the stages, no check imports another, no trace module imports one
+that imports it back and trace's results are plain data: import-linter's contracts in
 pyproject.toml, run here so CI holds them (``make lint`` runs the same command)."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The prepare stage reads the checks' own tables: on generated traces, per window, the report's
-evidence appendix, the claim pack, the field check and the charts say what the checks counted.
+evidence appendix, the claim pack, the field check (items 5 to 7) and the charts say what the
+checks counted.
 
 The traces mix every state a call can end in — no recorded status, customer errors, throttling
 above and below the rate limit, vendor errors, timeouts, unclassified failures — with excluded
@@ -180,8 +181,11 @@ def test_documents_count_what_the_checks_count(
             assert claim.result.to_dict() == r.to_dict()
         assert {e["window"] for e in evidence} <= set(WINDOWS)
 
-        # the field check's items 6 (regions) and 7 (peak) count the checks' calls
+        # the field check's items 5 (the latency point), 6 (regions) and 7 (peak) count the
+        # checks' calls
         fields = inputs.fields
+        (item5,) = fields.item(5).details
+        assert item5["in_scope"] == sum(r.total for r in _by(results, "L1").values()), item5
         regions = _by(results, "regions")
         item6 = fields.item(6).details[0] if fields.item(6).details else {}
         listed = sum(r.good for r in regions.values())

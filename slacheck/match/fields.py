@@ -105,7 +105,8 @@ def check_fields(
     # calls that fall before and after it are counted and said)
     c = m.calls.filter(_measured(m, m.calls.start_us))
     t = m.tasks.filter(_measured(m, m.tasks.start_us)).cache()
-    coverage = term_coverage(contract, c, t)
+    # a per-call term's units are the calls its check counts: answered, in scope, not excluded
+    coverage = term_coverage(contract, c, t, m.exclusion_reason(c).notnull())
     steps = _step_items(contract, c)
     unordered = (
         *steps[:2],

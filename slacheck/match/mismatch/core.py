@@ -123,10 +123,21 @@ def task_scope(
     return tasks.join(per, "task_id")
 
 
-def term_coverage(contract: Contract, calls: ir.Table, tasks: ir.Table) -> tuple[TermCoverage, ...]:
-    """For every latency term, how many in-scope units its metric can be computed for."""
+def term_coverage(
+    contract: Contract,
+    calls: ir.Table,
+    tasks: ir.Table,
+    excluded: ir.BooleanValue | None = None,
+) -> tuple[TermCoverage, ...]:
+    """For every latency term, how many in-scope units its metric can be computed for.
+
+    ``excluded``: per call of ``calls``, the contract excludes it (``Metering.exclusion_reason``
+    is set); a per-call term then counts the calls its check counts, answered and not excluded.
+    """
     c = calls
     ok = succeeded(c)
+    if excluded is not None:
+        ok = ok & ~excluded
     aggs: dict[str, ir.Scalar] = {}
     for i, term in enumerate(contract.latency):
         point = term.measurement_point
