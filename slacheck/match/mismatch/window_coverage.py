@@ -31,6 +31,14 @@ class CoverageSaid(MessageCode):
         "mismatch.window_coverage.title_clipped",
         "{window}: the contract is in force for part of this window only",
     )
+    COVERAGE_DETAIL_EMPTY = NPC_(
+        "mismatch.window_coverage.detail_empty",
+        "The {kind} window {window} ({zone}) has {days} day and no in-scope call: its verdicts "
+        "have no data.",
+        "The {kind} window {window} ({zone}) has {days} days and no in-scope call: its verdicts "
+        "have no data.",
+        count="days",
+    )
     COVERAGE_DETAIL = NPC_(
         "mismatch.window_coverage.detail",
         "The {kind} window {window} ({zone}) has {days} day; in-scope calls fall on {with_calls} "
@@ -75,14 +83,20 @@ def find_window_coverage(m: Metering) -> Iterable[Mismatch]:
                     if cov.clipped
                     else CoverageSaid.COVERAGE_TITLE_EDGES(window=w.label)
                 ),
-                CoverageSaid.COVERAGE_DETAIL(
-                    kind=str(kind),
-                    window=w.label,
-                    zone=w.zone,
-                    days=cov.days,
-                    with_calls=cov.days_with_calls,
-                    first=first,
-                    last=last,
+                (
+                    CoverageSaid.COVERAGE_DETAIL(
+                        kind=str(kind),
+                        window=w.label,
+                        zone=w.zone,
+                        days=cov.days,
+                        with_calls=cov.days_with_calls,
+                        first=first,
+                        last=last,
+                    )
+                    if cov.days_with_calls
+                    else CoverageSaid.COVERAGE_DETAIL_EMPTY(
+                        kind=str(kind), window=w.label, zone=w.zone, days=cov.days
+                    )
                 ),
                 {
                     "window": w.label,
