@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from slacheck.contract.model import Contract
 from slacheck.prepare import prepare_claim, prepare_report
+from slacheck.render.details import details_of
 from slacheck.render.inputs import EVIDENCE_COLUMNS, ReportInputs
 from slacheck.verdict import TermResult
 from tests.test_check_others import PROPERTY_CONTRACT, _us, make_contract, write_traces
@@ -194,6 +195,15 @@ def test_documents_count_what_the_checks_count(
         peak = _by(results, "peak")
         item7 = fields.item(7).details[0]["peak"]
         assert item7["peak_minutes"] == sum(int(r.details["peak_minutes"]) for r in peak.values())
+
+        # the documents' typed figures read keys every check writes (a renamed key fails here)
+        for r in results:
+            if r.kind in ("availability", "peak", "rate_limit"):
+                typed = details_of(r)
+                missing = set(type(typed).__slots__) - set(r.details)
+                if r.kind == "availability" and r.observed is None:
+                    missing -= {"credit_percent", "claim_deadline"}  # no figure, no credit
+                assert not missing, (r.term_id, r.window, missing)
 
         # the charts: each latency figure is the check's own, term-window by term-window
         (dist,) = inputs.distributions

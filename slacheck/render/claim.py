@@ -14,6 +14,7 @@ from typing import Any
 
 from slacheck.contract.model import Contract
 from slacheck.messages import NC_, Message, MessageCode
+from slacheck.render.details import AvailabilityDetails
 from slacheck.verdict import TermResult
 from slacheck.windows import from_us
 
@@ -143,11 +144,11 @@ class ClaimPack:
                 # named, whatever the reading: counted as the vendor's, left out, or read both
                 # ways (``undecided``: in neither count the claim rests on)
                 "unclassified_failures": {
-                    "calls": int(r.details.get("unclassified_calls") or 0),
-                    "undecided": int(r.details.get("undecided_calls") or 0),
+                    "calls": AvailabilityDetails.of(r).unclassified_calls,
+                    "undecided": AvailabilityDetails.of(r).undecided_calls,
                     "reading": str(c.readings.unclassified_failures),
                 },
-                "cache_hit_calls": int(r.details.get("cache_hit_calls") or 0),
+                "cache_hit_calls": AvailabilityDetails.of(r).cache_hit_calls,
                 "criterion": r.criterion,
                 "failures": c.availability.failures.model_dump() if c.availability else {},
             },

@@ -38,6 +38,7 @@ from slacheck.extras import ExtraSays, PartMissing
 from slacheck.inputs import sha256_of
 from slacheck.messages import LOCALES, translations
 from slacheck.render import charts
+from slacheck.render.details import AvailabilityDetails, PeakDetails, details_of
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
 from slacheck.render.inputs import (
     EVIDENCE_COLUMNS,
@@ -541,10 +542,13 @@ def _claims(contract: Contract, results: Sequence[TermResult], issued: dt.date) 
     fees = contract.fees
     out: list[Claim] = []
     for r in results:
-        pct = r.details.get("credit_percent")
-        if r.kind != "availability" or pct is None or float(pct) <= 0:
+        if r.kind != "availability":
             continue
-        raw = r.details.get("claim_deadline")
+        figures = AvailabilityDetails.of(r)
+        pct = figures.credit_percent
+        if pct is None or pct <= 0:
+            continue
+        raw = figures.claim_deadline
         due = dt.date.fromisoformat(raw) if raw else None
         status = "no_deadline" if due is None else "open" if issued <= due else "expired"
         amount = round(fees.monthly * float(pct) / 100.0, 2) if fees is not None else None
@@ -598,7 +602,9 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
     latency_results = [r for r in results if r.term_id in latency_ids]
     fc = inputs.fields
     credits = [
-        r for r in by_kind.get("availability", []) if r.details.get("credit_percent") is not None
+        r
+        for r in by_kind.get("availability", [])
+        if AvailabilityDetails.of(r).credit_percent is not None
     ]
     context: dict[str, Any] = {
         **_identity(contract),
@@ -616,6 +622,8 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
         "latency_results": latency_results,
         "other_results": [r for r in results if r.kind not in _KIND_ORDER],
         "credits_owed": credits,
+        # a result's figures by its kind's type (``render.details``), never the dict's keys
+        "details": details_of,
         "mismatches": sorted(
             fc.mismatches, key=lambda m: (m.severity.rank, str(m.code), m.term_id or "")
         ),
@@ -673,14 +681,10 @@ def _charts(
     fmt = Formatter(lang, contract.zone)
     monthly = monthly_points(contract, results)
     peak = [
-        charts.PeakPoint(
-            r.window,
-            r.details.get("p95_ms_at_peak"),
-            r.details.get("p95_ms_off_peak"),
-            int(r.details.get("peak_minutes") or 0),
-        )
+        charts.PeakPoint(r.window, d.p95_ms_at_peak, d.p95_ms_off_peak, d.peak_minutes)
         for r in results
         if r.kind == "peak"
+        for d in (PeakDetails.of(r),)
     ]
     parts = [(p.name, p.per_task_ms, p.share) for p in inputs.budget.parts]
     latency_windows = sorted({p.window for p in monthly})
