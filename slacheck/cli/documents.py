@@ -162,7 +162,8 @@ def report(
 ) -> None:
     """Quarterly compliance report: verdicts per term and month, charts, credits, evidence.
 
-    Writes the evidence appendix (every failing or excluded call, CSV) beside the report."""
+    Writes the evidence appendix (CSV: every call counted as failed, undecided or excluded) beside
+    the report."""
     from slacheck.contract.load import load_contract
     from slacheck.prepare import prepare_report
     from slacheck.render.documents import format_for, render_report
