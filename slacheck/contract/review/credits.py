@@ -1,4 +1,5 @@
-"""Availability and credits (SLA601–SLA604): what a missed month is worth, and until when."""
+"""Availability and credits (SLA601–SLA604, SLA608): what a missed month is worth, and until
+when."""
 
 from __future__ import annotations
 
@@ -73,6 +74,17 @@ class CreditSays(MessageCode):
     SLA604_FIX = NC_(
         "SLA604.fix",
         "Add credits.claim_deadline_days (e.g. 30), counted from the end of the month.",
+    )
+    SLA608_TITLE = NC_("SLA608.title", "A credit tier reaches above the availability target.")
+    SLA608_WHY = NC_(
+        "SLA608.why",
+        "The target is {target} % but a tier runs from {low} % to {high} %: a month at {met} % "
+        "meets the target, yet earns a {credit} % credit, so the credit no longer says the "
+        "target was missed.",
+    )
+    SLA608_FIX = NC_(
+        "SLA608.fix",
+        "End every tier at or below the target (to_percent: {target} for the top one).",
     )
 
 
@@ -166,3 +178,31 @@ def claim_deadline_missing(contract: Contract) -> Iterator[Hit]:
         CreditSays.SLA604_WHY(most=num(most)),
         CreditSays.SLA604_FIX(),
     )
+
+
+@rule("SLA608", Severity.MEDIUM, title=CreditSays.SLA608_TITLE)
+def credit_tier_above_target(contract: Contract) -> Iterator[Hit]:
+    """A credit tier reaches above the availability target.
+
+    A tier's band is [from_percent, to_percent): one that ends above the target pays a credit
+    for a month that met it, so a met verdict and a credit are both true of the same month.
+    """
+    avail, credits = contract.availability, contract.credits
+    if avail is None or credits is None:
+        return
+    target = avail.target_percent
+    for i, tier in enumerate(credits.tiers):
+        if tier.to_percent <= target:
+            continue
+        met = max(target, tier.from_percent)
+        yield Hit(
+            ("credits", "tiers", i, "to_percent"),
+            CreditSays.SLA608_WHY(
+                target=num(target),
+                low=num(tier.from_percent),
+                high=num(tier.to_percent),
+                met=num(met),
+                credit=num(tier.credit_percent),
+            ),
+            CreditSays.SLA608_FIX(target=num(target)),
+        )
