@@ -8,6 +8,7 @@ import hashlib
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -71,7 +72,7 @@ def test_claim_pack_matches_check(month: Path, tmp_path: Path) -> None:
     en = (out / "letter.en.md").read_text(encoding="utf-8")
     zh = (out / "letter.zh.md").read_text(encoding="utf-8")
     assert "Service credit claim" in en and f"{term['total']:,}" in en
-    assert "服务抵扣申请" in zh and "故障区间" in zh and f"{term['total']:,}" in zh
+    assert "服务赔偿申请" in zh and "故障区间" in zh and f"{term['total']:,}" in zh
     assert claim["affected_calls"]["sha256"] in en and claim["affected_calls"]["sha256"] in zh
     assert "CNY" in en and "2026-08-30" in zh
     assert "credit of" in result.stdout
@@ -111,3 +112,56 @@ def test_claim_needs_one_window_and_credits(month: Path, tmp_path: Path) -> None
         app, ["claim", str(bare), str(month), "--period", "2026-07", "-o", str(tmp_path / "n")]
     )
     assert no_credits.exit_code == 2
+
+
+def _letter_pack(verdict: str, observed: float | None, tier: float, owed: float) -> Any:
+    from slacheck.checks.availability import AvailabilitySays
+    from slacheck.render.claim import ClaimPack
+    from slacheck.verdict import TermKind, TermResult, Verdict
+    from tests.test_check_others import make_contract
+
+    contract = make_contract(
+        {
+            "availability": {"target_percent": 99.0},
+            "credits": {
+                "tiers": [
+                    {"from_percent": 0, "to_percent": 99.5, "credit_percent": tier},
+                    {"from_percent": 99.5, "to_percent": 100, "credit_percent": 1},
+                ],
+                "cap_percent": 40,
+            },
+            "fees": {"monthly": 1000, "currency": "CNY"},
+        }
+    )
+    result = TermResult(
+        "availability",
+        TermKind.AVAILABILITY,
+        "2026-07",
+        Verdict(verdict),
+        observed,
+        "%",
+        AvailabilitySays.CRITERION(target=99.0, failures=[AvailabilitySays.SERVER_ERRORS()]),
+        990,
+        1000,
+    )
+    return ClaimPack(
+        contract, "2026-07", result, owed, 40.0, owed * 10, "CNY", None, (), b"", 0, (), tier
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_letter_says_what_the_verdict_is(lang: str) -> None:
+    from slacheck.render.claim import render_letter
+
+    missed = {"en": "missed its availability target", "zh": "未达到可用性目标"}[lang]
+    met = {"en": "met its availability target", "zh": "达到了可用性目标"}[lang]
+    breached = render_letter(_letter_pack("breached", 98.0, 10, 10), lang)
+    assert missed in breached
+    # a tier above the target pays a met month: the letter says the target was met
+    paid_met = render_letter(_letter_pack("met", 99.2, 10, 10), lang)
+    assert missed not in paid_met and met in paid_met
+    no_data = render_letter(_letter_pack("no_data", None, 10, 0), lang)
+    assert missed not in no_data and met not in no_data
+    # a tier of 50 % capped at 40 %: both are said, the owed one in bold
+    capped = render_letter(_letter_pack("breached", 98.0, 50, 40), lang)
+    assert "50" in capped and "**40" in capped

@@ -34,12 +34,19 @@ from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
 
 
-def credit_for(credits: Credits, observed: float) -> float:
-    """The credit (% of the monthly fee) for an availability: its tier's, capped; else 0."""
+def tier_credit(credits: Credits, observed: float) -> float:
+    """The credit (% of the monthly fee) of the tier whose band holds ``observed``, before any
+    cap; 0 when no tier does."""
     pct = 0.0
     for tier in credits.tiers:
         if tier.from_percent <= observed < tier.to_percent:
             pct = tier.credit_percent
+    return pct
+
+
+def credit_for(credits: Credits, observed: float) -> float:
+    """The credit (% of the monthly fee) for an availability: its tier's, capped; else 0."""
+    pct = tier_credit(credits, observed)
     if credits.cap_percent is not None:
         pct = min(pct, credits.cap_percent)
     return pct
@@ -299,4 +306,4 @@ def availability(ctx: CheckContext) -> list[TermResult]:
     ]
 
 
-__all__ = ["AvailabilitySays", "availability", "credit_for"]
+__all__ = ["AvailabilitySays", "availability", "credit_for", "tier_credit"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from slacheck.checks.availability import credit_for
+from slacheck.checks.availability import credit_for, tier_credit
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
 from slacheck.evaluation import run_checks
@@ -51,6 +51,7 @@ def prepare_claim(contract: Contract, traces: Traces, *, period: str) -> ClaimPa
         window=w.label,
         result=result,
         credit_percent=pct,
+        tier_percent=tier_credit(credits, result.observed) if result.observed is not None else 0.0,
         cap_percent=credits.cap_percent,
         amount=round(fees.monthly * pct / 100.0, 2) if fees is not None else None,
         currency=fees.currency if fees is not None else None,

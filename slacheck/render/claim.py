@@ -89,7 +89,7 @@ class ClaimPack:
     contract: Contract
     window: str
     result: TermResult
-    credit_percent: float
+    credit_percent: float  # what is owed: the tier's credit, capped
     cap_percent: float | None
     amount: float | None
     currency: str | None
@@ -98,6 +98,8 @@ class ClaimPack:
     affected_csv: bytes
     affected_rows: int
     sources: tuple[tuple[str, str], ...] = field(default=())  # (file name, sha256)
+    #: the credit of the tier the availability falls in, before the cap
+    tier_percent: float = 0.0
 
     @property
     def due(self) -> bool:
@@ -155,6 +157,7 @@ class ClaimPack:
             "credit": {
                 "due": self.due,
                 "percent": self.credit_percent,
+                "tier_percent": self.tier_percent,
                 "cap_percent": self.cap_percent,
                 "monthly_fee": c.fees.monthly if c.fees else None,
                 "amount": self.amount,
