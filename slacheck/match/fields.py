@@ -55,11 +55,11 @@ from slacheck.match.mismatch import (
     term_coverage,
 )
 from slacheck.messages import Message
+from slacheck.metering.calls import RegionRole, region_role_expr, region_roles
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import (
     CallState,
     model_base,
-    region_key,
     scope_match,
     scoped,
     succeeded,
@@ -175,16 +175,14 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
         "region_der": (sc & (c.region_source == "model_path").fill_null(False)).sum(),
     }
     regions = contract.regions
-    primary = sorted({region_key(r.name) for r in regions.primary}) if regions else []
-    failover = (
-        sorted({region_key(r.name) for r in regions.failover} - set(primary)) if regions else []
-    )
+    # the roles as the regions check reads them (``metering.calls``)
+    primary, failover = region_roles(contract)
     allowed = [*primary, *failover]
+    role = region_role_expr(contract, c.region_key)
     if regions is not None:
-        known = sc & c.region_key.notnull()
-        aggs["in_primary"] = (known & c.region_key.isin(primary)).sum()
-        aggs["in_failover"] = (known & c.region_key.isin(failover or [""])).sum()
-        aggs["outside"] = (known & ~c.region_key.isin(allowed)).sum()
+        aggs["in_primary"] = (sc & (role == str(RegionRole.PRIMARY))).sum()
+        aggs["in_failover"] = (sc & (role == str(RegionRole.FAILOVER))).sum()
+        aggs["outside"] = (sc & (role == str(RegionRole.UNLISTED))).sum()
     r = _row(c, **aggs)
     calls_note = S.NO_CALLS()
     model = counted_item(
@@ -217,7 +215,7 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
             S.NA_REGIONS(),
         )
         return model, network, region
-    outside = _outside_regions(c, sc, allowed) if r["outside"] else {}
+    outside = _outside_regions(c, sc & (role == str(RegionRole.UNLISTED))) if r["outside"] else {}
     region = counted_item(
         6,
         "region list and cross-region rights",
@@ -243,9 +241,10 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
     return model, network, region
 
 
-def _outside_regions(c: ir.Table, sc: ir.BooleanValue, allowed: list[str]) -> dict[str, int]:
-    """The regions outside the contract's list that served in-scope calls (the five busiest)."""
-    x = c.filter(sc & c.region_key.notnull() & ~c.region_key.isin(allowed))
+def _outside_regions(c: ir.Table, unlisted: ir.BooleanValue) -> dict[str, int]:
+    """The regions outside the contract's list that served in-scope calls (``unlisted``: per
+    call, it did; the five busiest)."""
+    x = c.filter(unlisted)
     top = (
         x.group_by(region=x.region_key)
         .aggregate(n=x.count())
