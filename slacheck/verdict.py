@@ -73,6 +73,10 @@ class TermResult:
     bounded: int | None = None
     #: how much of the window the calls cover (``metering.Coverage.to_dict``)
     coverage: dict[str, Any] | None = None
+    #: the rule the check evaluated (``contract.criterion.Rule.to_dict``): statistic,
+    #: comparison at the limit, threshold, population, window and zone; None for a term kind
+    #: whose rule has no threshold
+    rule: dict[str, Any] | None = None
 
     @property
     def criterion(self) -> str:
@@ -100,5 +104,6 @@ class TermResult:
             "exact": self.exact,
             "bounded": self.bounded,
             "coverage": self.coverage,
+            "rule": self.rule,
             "details": self.details,
         }

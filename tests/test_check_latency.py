@@ -281,15 +281,16 @@ def test_criterion_text(tmp_path: Path) -> None:
     rows = [{"task_id": "a", "start": "2026-07-01T00:00:00Z", "ms": 100, "output_tokens": 10}]
     by_id = {r.term_id: r for r in run(contract, trace_table(rows), tmp_path)}
     assert by_id["L1"].criterion == (
-        "p95 ≤ 500 ms (nearest rank) at full_response, answered calls in scope, ≥ 1,000 calls"
+        "p95 of full response time ≤ 500 ms (nearest rank), answered calls in scope (≥ 1,000 calls)"
     )
     # the same criterion in Chinese, from the catalogue, numbers in the locale's form
     assert render(by_id["L1"].criterion_message, "zh") == (
-        "在 full_response 测得的 p95 ≤ 500 毫秒（最近秩法），统计对象：范围内已应答的调用，"
-        "至少 1,000 次"
+        "完整响应时间的 p95 ≤ 500 毫秒（最近秩法），统计对象：范围内已应答的调用"
+        "（至少 1,000 次调用）"
     )
     assert by_id["T1"].criterion.startswith(
-        "p50 tokens/s ≥ 50 in ≥ 99 % of 5-minute slices (after first token)"
+        "p50 of output speed (tokens per second) after the first token ≥ 50 tokens/s in ≥ 99 % of "
+        "5-minute slices"
     )
 
 

@@ -18,9 +18,20 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup
 
+from slacheck.contract.criterion import (
+    denominator,
+    latency_rule,
+    numerator,
+    pass_rule,
+    prose,
+    readings_of,
+    windowed,
+)
 from slacheck.contract.model import (
     BusiestMinutesPeak,
+    Contract,
     Degradation,
+    LatencyTerm,
     MaintenanceWindow,
     PeakDefinition,
     RequestRatePeak,
@@ -383,6 +394,15 @@ class Formatter:
         """A finding, mismatch or fix in this language, from the message catalogue."""
         return render_message(m, self.lang)
 
+    def rule_prose(self, term: LatencyTerm, contract: Contract) -> str:
+        """A latency term's rule as its clause states it: the very rule the check evaluates
+        (``contract.criterion``), in this language."""
+        return self.message(prose(latency_rule(contract, term)))
+
+    def rule_line(self, term: LatencyTerm, contract: Contract) -> str:
+        """A latency term's criterion line with its window and zone, as the check states it."""
+        return self.message(windowed(latency_rule(contract, term)))
+
     def listing(self, items: Any) -> str:
         values = [str(x) for x in items]
         if not values:
@@ -391,7 +411,7 @@ class Formatter:
 
     # ---- the registry Jinja sees
 
-    def filters(self) -> Mapping[str, Callable[..., str]]:
+    def filters(self) -> Mapping[str, Callable[..., Any]]:
         return {
             "verdict": self.verdict,
             "point": self.point,
@@ -420,6 +440,12 @@ class Formatter:
             "msg": self.message,
             "md": md_cell,
             "threshold": self.threshold,
+            "rule_prose": self.rule_prose,
+            "rule_line": self.rule_line,
+            "readings": readings_of,
+            "rule_numerator": lambda t, c: self.message(numerator(latency_rule(c, t))),
+            "rule_denominator": lambda t, c: self.message(denominator(latency_rule(c, t))),
+            "rule_pass": lambda t, c: self.message(pass_rule(latency_rule(c, t))),
             # every other name group as `<group>_name`: {{ rl.basis | basis_name }}
             **{
                 f"{group}_name": (lambda v, _g=group: self.name(_g, v))

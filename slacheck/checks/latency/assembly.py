@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from slacheck.checks.latency.wording import LatencySays, noun_for, noun_message
+from slacheck.contract.criterion import latency_rule
 from slacheck.contract.model import (
     Direction,
     LatencyTerm,
@@ -88,6 +89,7 @@ class Base:
             gap=gap(self.term.objective, observed),
             exact=None if point is None else self._exact_bounded(point)[0],
             bounded=None if point is None else self._exact_bounded(point)[1],
+            rule=latency_rule(self.ctx.contract, self.term).to_dict(),
         )
 
     def _exact_bounded(self, point: Point) -> tuple[int, int]:

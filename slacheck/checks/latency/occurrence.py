@@ -91,7 +91,7 @@ def occurrence(
     for w in windows:
         c = counts.get(w.label, Counts())
         point, point_notes = chosen[w.label]
-        base = Base(ctx, term, units, w, c, occurrence_criterion(term, obj, units), losses)
+        base = Base(ctx, term, units, w, c, occurrence_criterion(ctx.contract, term), losses)
         if point is None:
             results.append(base.unmeasured(unit))
             continue

@@ -105,7 +105,7 @@ def time_slices(
     for w in windows:
         c = counts.get(w.label, Counts())
         point, point_notes = chosen[w.label]
-        base = Base(ctx, term, units, w, c, slice_criterion(term, obj, units), losses)
+        base = Base(ctx, term, units, w, c, slice_criterion(ctx.contract, term), losses)
         if point is None:
             results.append(base.unmeasured(unit))
             continue

@@ -3,67 +3,19 @@ notes on the point a window was measured at and on an unstated tokens-per-second
 
 from __future__ import annotations
 
+from slacheck.contract.criterion import compact, latency_rule
 from slacheck.contract.model import (
-    Direction,
+    Contract,
     LatencyTerm,
     MeasurementPoint,
-    OccurrenceObjective,
-    PercentileMethod,
-    TimeSliceObjective,
-    TokensPerSecondBasis,
 )
-from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
+from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.units import Choice, Counts, How, Units
 
 
 class LatencySays(MessageCode):
     """What the latency check says: its criteria and notes."""
 
-    # criteria
-    AT_MOST = NC_(
-        "check.latency.criterion.at_most",
-        "p{percentile} ≤ {threshold} {unit} ({method}) at {point}, {scope}",
-    )
-    AT_LEAST = NC_(
-        "check.latency.criterion.at_least",
-        "p{percentile} ≥ {threshold} {unit} ({method}, from the top: {share} % of {noun} at or "
-        "above) at {point}, {scope}",
-    )
-    SLICES_AT_MOST = NC_(
-        "check.latency.criterion.slices_at_most",
-        "{statistic} {unit} ≤ {threshold} in ≥ {share} % of {slices}, {scope}, ≥ {min} per slice",
-    )
-    SLICES_AT_LEAST = NC_(
-        "check.latency.criterion.slices_at_least",
-        "{statistic} {unit} ≥ {threshold} in ≥ {share} % of {slices}, {scope}, ≥ {min} per slice",
-    )
-    POINT = NC_("check.latency.point", "{point}")
-    POINT_BASIS = NC_("check.latency.point_basis", "{point} ({basis})")
-    SLICES = NC_("check.latency.slices", "{minutes}-minute slices")
-    SLICES_BASIS = NC_("check.latency.slices_basis", "{minutes}-minute slices ({basis})")
-    AFTER_FIRST_TOKEN = NC_("check.latency.basis.after_first_token", "after first token")
-    WHOLE_REQUEST = NC_("check.latency.basis.whole_request", "whole request")
-    BASIS_UNSTATED = NC_("check.latency.basis.unstated", "whole request; basis unstated")
-    SCOPE_CALLS = NC_("check.latency.scope.calls", "answered calls in scope")
-    SCOPE_TASKS = NC_("check.latency.scope.tasks", "answered tasks with ≥ 1 in-scope call")
-    SCOPE_CALLS_MIN = NPC_(
-        "check.latency.scope.calls_min",
-        "answered calls in scope, ≥ {min} call",
-        "answered calls in scope, ≥ {min} calls",
-        count="min",
-    )
-    SCOPE_TASKS_MIN = NPC_(
-        "check.latency.scope.tasks_min",
-        "answered tasks with ≥ 1 in-scope call, ≥ {min} task",
-        "answered tasks with ≥ 1 in-scope call, ≥ {min} tasks",
-        count="min",
-    )
-    NEAREST_RANK = NC_("check.latency.method.nearest_rank", "nearest rank")
-    LINEAR = NC_("check.latency.method.linear", "linear")
-    MEAN = NC_("check.latency.statistic.mean", "mean")
-    MIN = NC_("check.latency.statistic.min", "min")
-    MS = NC_("check.latency.unit.ms", "ms")
-    TOKENS_PER_SECOND = NC_("check.latency.unit.tokens_per_second", "tokens/s")
     CALLS = NPC_("check.latency.noun.calls", "call", "calls")
     TASKS = NPC_("check.latency.noun.tasks", "task", "tasks")
     # which point a window was measured at
@@ -255,89 +207,15 @@ def unit_name(term: LatencyTerm) -> str:
     )
 
 
-def unit_message(term: LatencyTerm) -> Message:
-    """The figure's unit, worded."""
-    if term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
-        return LatencySays.TOKENS_PER_SECOND()
-    return LatencySays.MS()
+def occurrence_criterion(contract: Contract, term: LatencyTerm) -> Message:
+    """An occurrence term's criterion: its rule (``contract.criterion``) as a criterion line, the
+    words every document uses for the same rule."""
+    return compact(latency_rule(contract, term))
 
 
-def basis_message(term: LatencyTerm) -> Message | None:
-    """A tokens-per-second term's basis, worded; None for any other point."""
-    if term.measurement_point is not MeasurementPoint.OUTPUT_TOKENS_PER_SECOND:
-        return None
-    basis = term.tokens_per_second_basis
-    if basis is TokensPerSecondBasis.AFTER_FIRST_TOKEN:
-        return LatencySays.AFTER_FIRST_TOKEN()
-    if basis is TokensPerSecondBasis.WHOLE_REQUEST:
-        return LatencySays.WHOLE_REQUEST()
-    return LatencySays.BASIS_UNSTATED()
-
-
-def scope_message(term: LatencyTerm, units: Units) -> Message:
-    """What the term counts, with its minimum."""
-    tasks = units.noun == "tasks"
-    if term.min_samples is None:
-        return LatencySays.SCOPE_TASKS() if tasks else LatencySays.SCOPE_CALLS()
-    says = LatencySays.SCOPE_TASKS_MIN if tasks else LatencySays.SCOPE_CALLS_MIN
-    return says(min=term.min_samples)
-
-
-def occurrence_criterion(term: LatencyTerm, obj: OccurrenceObjective, units: Units) -> Message:
-    """An occurrence term's criterion: percentile, threshold, method, point and scope."""
-    basis = basis_message(term)
-    point = (
-        LatencySays.POINT(point=str(term.measurement_point))
-        if basis is None
-        else LatencySays.POINT_BASIS(point=str(term.measurement_point), basis=basis)
-    )
-    method = (
-        LatencySays.NEAREST_RANK()
-        if obj.method is PercentileMethod.NEAREST_RANK
-        else LatencySays.LINEAR()
-    )
-    common: dict[str, Param] = {
-        "threshold": obj.threshold,
-        "unit": unit_message(term),
-        "method": method,
-        "point": point,
-        "scope": scope_message(term, units),
-    }
-    if obj.direction is Direction.AT_MOST:
-        return LatencySays.AT_MOST(percentile=obj.percentile, **common)
-    return LatencySays.AT_LEAST(
-        percentile=100 - obj.percentile,
-        share=obj.percentile,
-        noun=noun_message(units),
-        **common,
-    )
-
-
-def slice_criterion(term: LatencyTerm, obj: TimeSliceObjective, units: Units) -> Message:
-    """A time-slice term's criterion: statistic, threshold, passing share and slices."""
-    basis = basis_message(term)
-    slices = (
-        LatencySays.SLICES(minutes=obj.slice_minutes)
-        if basis is None
-        else LatencySays.SLICES_BASIS(minutes=obj.slice_minutes, basis=basis)
-    )
-    statistic: Param = {"mean": LatencySays.MEAN(), "min": LatencySays.MIN()}.get(
-        obj.statistic, obj.statistic
-    )
-    says = (
-        LatencySays.SLICES_AT_LEAST
-        if obj.direction is Direction.AT_LEAST
-        else LatencySays.SLICES_AT_MOST
-    )
-    return says(
-        statistic=statistic,
-        unit=unit_message(term),
-        threshold=obj.threshold,
-        share=obj.slices_passing_percent,
-        slices=slices,
-        scope=scope_message(term, units),
-        min=obj.min_calls_per_slice,
-    )
+def slice_criterion(contract: Contract, term: LatencyTerm) -> Message:
+    """A time-slice term's criterion: its rule as a criterion line."""
+    return compact(latency_rule(contract, term))
 
 
 def alt_note(alt: float, n: int, decides: bool) -> Message:
@@ -362,13 +240,10 @@ __all__ = [
     "LatencySays",
     "alt_note",
     "alt_slice_note",
-    "basis_message",
     "noun_for",
     "noun_message",
     "occurrence_criterion",
     "point_notes",
-    "scope_message",
     "slice_criterion",
-    "unit_message",
     "unit_name",
 ]
