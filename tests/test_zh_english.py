@@ -55,6 +55,10 @@ def contract_values(contract: Contract) -> list[str]:
     out += [t.description or "" for t in contract.latency]
     if contract.availability is not None:
         out.append(getattr(contract.availability, "description", None) or "")
+    # the notice and claim channels and the documents in precedence, quoted as 原文
+    if contract.notices is not None:
+        out += [contract.notices.channel, contract.notices.claims or ""]
+    out += contract.precedence
     return out
 
 

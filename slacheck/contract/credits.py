@@ -34,6 +34,12 @@ class Credits(StrictModel):
     cap_percent: float | None = Field(
         default=None, gt=0, le=100, description="Most credit owed in one month."
     )
+    sole_remedy: bool | None = Field(
+        default=None,
+        description="`true`: service credits are the Customer's sole and exclusive remedy for "
+        "a missed service level; `false`: they leave its other rights and remedies intact. "
+        "Unset: the review flags it.",
+    )
 
     @model_validator(mode="after")
     def _tiers_tile(self) -> Self:

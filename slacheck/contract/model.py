@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from slacheck.contract.base import YEARS, FieldError, StrictModel
 from slacheck.contract.credits import Credits, CreditTier, Fees
 from slacheck.contract.exclusions import Exclusions, MaintenanceWindow, WeeklyRecurrence
+from slacheck.contract.parties import IndeterminateMeans, NoDataMeans, Notices, VerdictMeaning
 from slacheck.contract.readings import (
     AtTheLimit,
     CacheHits,
@@ -52,11 +53,14 @@ __all__ = [
     "Fees",
     "FieldError",
     "Identity",
+    "IndeterminateMeans",
     "Jurisdiction",
     "LatencyTerm",
     "MaintenanceWindow",
     "MeasurementPoint",
     "ModelScope",
+    "NoDataMeans",
+    "Notices",
     "Objective",
     "OccurrenceObjective",
     "Peak",
@@ -80,6 +84,7 @@ __all__ = [
     "TokensPerSecondBasis",
     "UnclassifiedFailures",
     "UtilisationPeak",
+    "VerdictMeaning",
     "WeeklyRecurrence",
     "Window",
     "nested_models",
@@ -463,6 +468,14 @@ class RateLimit(StrictModel):
 class FailureDefinition(StrictModel):
     server_errors: bool = Field(default=True, description="HTTP 5xx counts as a failed call.")
     timeouts: bool = Field(default=True, description="Timeouts count as failed calls.")
+    timeout_ms: float | None = Field(
+        default=None,
+        gt=0,
+        description="The client timeout, in ms: how long the Customer's client waits for a "
+        "complete response before it abandons the call. The check counts a call as a timeout "
+        "when its trace records one (HTTP 408 or 504, or the client's timeout error); the "
+        "draft's definition of a timeout states this duration. Unset: the review flags it.",
+    )
     throttling_below_limit: bool = Field(
         default=True,
         description="429 while traffic was under the contracted rate limit counts as failed.",
@@ -545,6 +558,21 @@ class Contract(StrictModel):
     acceptance: Acceptance | None = Field(
         default=None,
         description="How the acceptance evidence is kept: retention period and keeper.",
+    )
+    notices: Notices | None = Field(
+        default=None,
+        description="How notices are given and where claims go; unset, the review flags it.",
+    )
+    precedence: list[str] = Field(
+        default_factory=list,
+        description="Order of precedence: the documents of the agreement, the one that "
+        "prevails first (e.g. `these service level clauses`, `the master services agreement`, "
+        "`the order form`). Empty: unstated, and the review flags it.",
+    )
+    verdicts: VerdictMeaning | None = Field(
+        default=None,
+        description="What `indeterminate` and `no data` mean for the parties; unset, the "
+        "review flags it.",
     )
 
     @property
