@@ -22,6 +22,8 @@ import pytest
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
 from slacheck.prepare import prepare_accept, prepare_report
+from slacheck.prepare.claim import prepare_claim
+from slacheck.render.claim import render_letter
 from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
 from slacheck.render.glossary import TERMS
 from slacheck.trace.generate import TrafficProfile, generate, write
@@ -231,12 +233,13 @@ def zh_documents(traces: Traces) -> dict[str, dict[str, str]]:
             "accept": render_accept(accept, lang="zh", fmt=DocFormat.MD).decode(),
             "report": render_report(report, lang="zh", fmt=DocFormat.MD).decode(),
             "report.html": render_report(report, lang="zh", fmt=DocFormat.HTML).decode(),
+            "claim": render_letter(prepare_claim(contract, traces, period="2026-07"), "zh"),
         }
     return out
 
 
 @pytest.mark.parametrize("name", ["demo", "strong"])
-@pytest.mark.parametrize("doc", ["draft", "accept", "report", "report.html"])
+@pytest.mark.parametrize("doc", ["draft", "accept", "report", "report.html", "claim"])
 def test_zh_documents_use_the_glossary(
     zh_documents: dict[str, dict[str, str]], name: str, doc: str
 ) -> None:
