@@ -160,6 +160,7 @@ class Label(MessageCode):
     CRITERION = NC_("label.criterion", "Criterion")
     EXAMPLES = NC_("label.examples", "Example task ids")
     WHERE_ROWS = NC_("label.where_rows", "Examples (file: row)")
+    ROW_REF = NC_("label.row_ref", "{file}: row {row}")
     NOTES = NC_("label.notes", "Notes")
     PARTIAL = NC_("label.partial", "partial window")
     ITEM = NC_("label.item", "Item")

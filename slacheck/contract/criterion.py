@@ -208,6 +208,7 @@ def latency_rule(contract: Contract, term: LatencyTerm) -> Rule:
     tasks = term.measurement_point is MeasurementPoint.TASK_END_TO_END
     ex = contract.exclusions
     has_exclusions = bool(ex.maintenance or ex.max_input_tokens or ex.downgraded_service_tiers)
+    speed = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
     population = Population(
         units="tasks" if tasks else "calls",
         answered_only=True,
@@ -216,10 +217,13 @@ def latency_rule(contract: Contract, term: LatencyTerm) -> Rule:
             readings.excluded_calls_in_task_terms if tasks and has_exclusions else None
         ),
         cache_hits=readings.cache_hits,
-        bound=_BOUNDS[term.measurement_point],
+        bound=(
+            Bound.NONE
+            if speed and term.tokens_per_second_basis is not TokensPerSecondBasis.AFTER_FIRST_TOKEN
+            else _BOUNDS[term.measurement_point]
+        ),
         min_samples=term.min_samples,
     )
-    speed = term.measurement_point is MeasurementPoint.OUTPUT_TOKENS_PER_SECOND
     common: dict[str, Any] = {
         "term": term.id,
         "point": term.measurement_point,
@@ -314,6 +318,9 @@ class RuleSays(MessageCode):
     )
     MIN = NPC_("rule.population.min", "≥ {n} call", "≥ {n} calls")
     MIN_TASKS = NPC_("rule.population.min_tasks", "≥ {n} task", "≥ {n} tasks")
+    MIN_SLICES = NPC_(
+        "rule.population.min_slices", "≥ {n} slice with data", "≥ {n} slices with data"
+    )
     MODEL_REQUESTED = NC_("rule.population.model_requested", "in scope by the model requested")
     MODEL_SERVED = NC_("rule.population.model_served", "in scope by the model served")
     MODEL_EITHER = NC_(
@@ -464,8 +471,11 @@ def _qualifiers(rule: Rule, *, prose: bool) -> list[Message]:
                 RuleSays.LOWER_BOUND_TASK() if p.units == "tasks" else RuleSays.LOWER_BOUND_SPEED()
             )
     elif p.min_samples is not None:
-        says = RuleSays.MIN_TASKS if p.units == "tasks" else RuleSays.MIN
-        out.append(says(n=p.min_samples))
+        if rule.kind == "time_slice":  # the check counts the slices with data
+            out.append(RuleSays.MIN_SLICES(n=p.min_samples))
+        else:
+            says = RuleSays.MIN_TASKS if p.units == "tasks" else RuleSays.MIN
+            out.append(says(n=p.min_samples))
     return out
 
 

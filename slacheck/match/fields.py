@@ -80,6 +80,12 @@ __all__ = [
 ]
 
 S = FieldSays  # each item below says several of the field check's words
+#: a degradation policy's name in words (the English word is the contract's key)
+_POLICY_NAMES = {
+    "smaller_model": S.POLICY_SMALLER_MODEL,
+    "cache": S.POLICY_CACHE,
+    "queue": S.POLICY_QUEUE,
+}
 
 
 def _row(t: ir.Table, **aggs: ir.Scalar) -> dict[str, Any]:
@@ -538,7 +544,11 @@ def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
         recorded,
         0,
         r["calls"],
-        S.CRIT_PEAK(peak=_peak_text(peak), policy=policy or S.DEGRADATION(), signal=signal),
+        S.CRIT_PEAK(
+            peak=_peak_text(peak),
+            policy=_POLICY_NAMES.get(policy or "", S.DEGRADATION)(),
+            signal=signal,
+        ),
         needs=needs,
         no_data=S.NO_PEAK(peak=_peak_text(peak)),
         details=({"peak": base}, *details),

@@ -267,6 +267,10 @@ class FieldSays(MessageCode):
         "successful in-scope calls in peak minutes ({peak}) whose {policy} is observable: {signal}",
     )
     DEGRADATION = NC_("fields.peak.degradation", "degradation")
+    # the degradation policies by name, as the criterion of item 7 says them
+    POLICY_SMALLER_MODEL = NC_("fields.peak.policy.smaller_model", "smaller_model")
+    POLICY_CACHE = NC_("fields.peak.policy.cache", "cache")
+    POLICY_QUEUE = NC_("fields.peak.policy.queue", "queue")
     SIGNAL_MODELS = NC_(
         "fields.signal.smaller_model", "gen_ai.request.model and gen_ai.response.model"
     )

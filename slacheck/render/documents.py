@@ -36,8 +36,8 @@ from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
 from slacheck.extras import ExtraSays, PartMissing
 from slacheck.inputs import sha256_of
-from slacheck.messages import LOCALES, translations
-from slacheck.render import charts
+from slacheck.messages import LOCALES, render, translations
+from slacheck.render import charts, glossary
 from slacheck.render.details import AvailabilityDetails, PeakDetails, details_of
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
 from slacheck.render.inputs import (
@@ -47,6 +47,7 @@ from slacheck.render.inputs import (
     acceptance_window_kind,
     evidence_name,
 )
+from slacheck.render.words import Label
 from slacheck.textsafe import visible
 from slacheck.verdict import TermResult
 from slacheck.version import __version__
@@ -296,12 +297,20 @@ def _file_sha256(path: Path) -> str | None:
         return None
 
 
-def _short_example(text: str, sources: Sequence[SourceFile]) -> str:
-    """A set-aside example ("<path>: row 12") with the file named as the evidence table does."""
+_ROW_REF = re.compile(r"(?s)(.+): row (\d+)")
+
+
+def _short_example(text: str, sources: Sequence[SourceFile], lang: str = "en") -> str:
+    """A set-aside example ("<path>: row 12") with the file named as the evidence table does,
+    and the row said in ``lang`` (Chinese: 第 12 行)."""
     for s in sources:
         if text.startswith(s.path + ":"):
-            return Path(s.path).name + text[len(s.path) :]
-    return text
+            text = Path(s.path).name + text[len(s.path) :]
+            break
+    ref = _ROW_REF.fullmatch(text)
+    if ref is None:
+        return text
+    return render(Label.ROW_REF(file=ref.group(1), row=ref.group(2)), lang)
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +387,8 @@ def render_draft(contract: Contract, *, lang: str, fmt: DocFormat) -> bytes:
             contract.credits.tiers if contract.credits else [],
             key=lambda t: -t.from_percent,
         ),
+        # the bilingual glossary, printed as the draft's own last section
+        "glossary": glossary.TERMS,
     }
     return _render("draft", lang, fmt, context)
 
@@ -632,7 +643,7 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
         "quality": ev.quality,
         "set_aside": sorted(ev.quality.set_aside.items()),
         "examples": {
-            k: [_short_example(x, ev.sources) for x in v]
+            k: [_short_example(x, ev.sources, language) for x in v]
             for k, v in sorted(ev.quality.examples.items())
         },
         "inputs": _inputs(contract, inputs.contract_file, ev.sources),

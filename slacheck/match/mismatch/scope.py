@@ -39,6 +39,10 @@ class ScopeSaid(MessageCode):
         "scope's providers, models and endpoints with what the traces record (slacheck traces "
         "inspect).",
     )
+    # one listed value no call has, by its field (metering.derive.scope_match: "model gpt-4o")
+    VALUE_PROVIDER = NC_("mismatch.scope.value.provider", "provider {value}")
+    VALUE_MODEL = NC_("mismatch.scope.value.model", "model {value}")
+    VALUE_ENDPOINT = NC_("mismatch.scope.value.endpoint", "endpoint {value}")
     SOME_UNMATCHED_TITLE = NC_(
         "mismatch.some_unmatched.title", "{whose} names values no call has: {values}"
     )
@@ -64,7 +68,7 @@ def find_scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
         sm = scope_match(c, scope, contract.readings.model_scope)
         who = ", ".join(term_ids) if term_ids else None
         whose = ScopeSaid.TERM_SCOPE(terms=term_ids) if who else ScopeSaid.CONTRACT_SCOPE()
-        values: list[Param] = list(sm.unmatched_values)
+        values: list[Param] = [_value(v) for v in sm.unmatched_values]
         numbers = {"calls": sm.calls, "matched": sm.matched, "unmatched": list(sm.unmatched_values)}
         if sm.calls == 0:
             yield Mismatch(
@@ -94,3 +98,14 @@ def find_scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
                 ScopeSaid.SOME_UNMATCHED_DETAIL(matched=sm.matched, calls=sm.calls, values=values),
                 numbers,
             )
+
+
+def _value(unmatched: str) -> Param:
+    """An unmatched scope value ("model gpt-4o") said by its field, in the reader's language."""
+    field, _, value = unmatched.partition(" ")
+    said = {
+        "provider": ScopeSaid.VALUE_PROVIDER,
+        "model": ScopeSaid.VALUE_MODEL,
+        "endpoint": ScopeSaid.VALUE_ENDPOINT,
+    }.get(field)
+    return unmatched if said is None else said(value=value)
