@@ -1,0 +1,198 @@
+"""One claim status per window (issue 24, item 4): due, expired, claimed or none, as of the
+document's issue date, computed once (``slacheck.render.credit``) and shown the same by the
+report's summary, its claims table and section 7, the claim pack (claim.json and both letters)
+and the terminal; and a draft claim procedure each month can comply with on its own."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from slacheck.cli import app
+from slacheck.contract.load import load_contract
+from slacheck.prepare import prepare_report
+from slacheck.render.documents import DocFormat, render_draft, render_report
+from slacheck.render.inputs import ReportInputs
+from slacheck.trace.ingest import ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "slacheck" / "contract" / "starters" / "demo.yaml"
+runner = CliRunner()
+
+#: the status word in each language, as every document and the terminal say it
+WORD = {
+    "due": {"en": "due", "zh": "待申请"},
+    "expired": {"en": "expired", "zh": "已过期"},
+    "claimed": {"en": "claimed", "zh": "已申请"},
+    "none": {"en": "no credit", "zh": "无服务赔偿"},
+}
+#: the report summary's sentence for each status (None: no sentence, no claims table)
+SUMMARY = {
+    "due": {"en": "A service credit is due for 1 month", "zh": "有 1 个月份的服务赔偿待申请"},
+    "expired": {
+        "en": "The claim deadline for 1 month's credit passed before this report was issued",
+        "zh": "有 1 个月份的服务赔偿申请期限已在本报告签发前届满",
+    },
+    "claimed": {
+        "en": "The credit for 1 month has been claimed",
+        "zh": "有 1 个月份的服务赔偿已申请",
+    },
+    "none": None,
+}
+JULY = {"en": "Jul 2026", "zh": "2026年7月"}
+
+#: (contract, issue date, --claimed, the July status): the July credit of the demo contract
+#: (10 %, claim by 30 August 2026) before and after its deadline, claimed, and a contract whose
+#: tiers the month never reaches
+CASES = [
+    ("demo", "2026-08-15", [], "due"),
+    ("demo", "2026-08-30", [], "due"),  # the deadline day itself: still due
+    ("demo", "2026-08-31", [], "expired"),
+    ("demo", "2026-09-30", ["2026-07"], "claimed"),
+    ("lenient", "2026-08-15", [], "none"),
+]
+
+
+@pytest.fixture(scope="module")
+def month(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from slacheck.trace.generate import TrafficProfile, generate, write
+
+    path = tmp_path_factory.mktemp("claim-status") / "july.parquet"
+    write(generate(TrafficProfile(tasks=150, days=31, seed=11)), path, "parquet")
+    return path
+
+
+@pytest.fixture(scope="module")
+def contracts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    lenient = tmp_path_factory.mktemp("lenient") / "lenient.yaml"
+    text = DEMO.read_text(encoding="utf-8").replace("target_percent: 99.5", "target_percent: 50")
+    text = re.sub(
+        r"  tiers:\n(    - .*\n)+",
+        "  tiers:\n    - {from_percent: 0, to_percent: 50, credit_percent: 10}\n",
+        text,
+    )
+    lenient.write_text(text, encoding="utf-8")
+    return {"demo": DEMO, "lenient": lenient}
+
+
+@pytest.fixture(scope="module")
+def reports(month: Path, contracts: dict[str, Path]) -> dict[str, ReportInputs]:
+    """Each contract's quarterly report inputs, prepared once (the status is re-derived from
+    the issue date and the claimed windows at render time, so each case replaces only those)."""
+    traces = ingest([month])
+    return {
+        name: prepare_report(
+            load_contract(path), traces, period="2026-Q3", issued=dt.date(2026, 8, 15)
+        )
+        for name, path in contracts.items()
+    }
+
+
+def _cell_rows(md: str, first: str) -> list[list[str]]:
+    """Every Markdown table row whose first cell is ``first``, as cells."""
+    rows = []
+    for line in md.splitlines():
+        if line.startswith("| "):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells[0] == first:
+                rows.append(cells)
+    return rows
+
+
+def _claim(contract: Path, month: Path, out: Path, issued: str, claimed: list[str]) -> object:
+    args = ["claim", str(contract), str(month), "--period", "2026-07", "-o", str(out)]
+    args += ["--issued", issued]
+    for w in claimed:
+        args += ["--claimed", w]
+    return runner.invoke(app, args)
+
+
+@pytest.mark.parametrize(("contract", "issued", "claimed", "status"), CASES)
+def test_report_pack_and_terminal_state_one_status(
+    month: Path,
+    contracts: dict[str, Path],
+    reports: dict[str, ReportInputs],
+    tmp_path: Path,
+    contract: str,
+    issued: str,
+    claimed: list[str],
+    status: str,
+) -> None:
+    out = tmp_path / "pack"
+    result = _claim(contracts[contract], month, out, issued, claimed)
+    # exit 1 only when there is a claim to make
+    assert result.exit_code == (1 if status == "due" else 0), result.output  # type: ignore[attr-defined]
+    stdout = " ".join(result.stdout.split())  # type: ignore[attr-defined]
+    assert f"Claim status for 2026-07 as of {issued}: {WORD[status]['en']}." in stdout
+
+    pack = json.loads((out / "claim.json").read_text(encoding="utf-8"))
+    credit = pack["credit"]
+    assert (credit["status"], credit["as_of"]) == (status, issued)
+    assert credit["due"] is (status == "due")
+    assert credit["earned"] is (status != "none")
+
+    inputs = dataclasses.replace(
+        reports[contract], issued=dt.date.fromisoformat(issued), claimed=frozenset(claimed)
+    )
+    for lang in ("en", "zh"):
+        word = WORD[status][lang]
+        letter = (out / f"letter.{lang}.md").read_text(encoding="utf-8")
+        assert f"**{word}**" in letter, (lang, status)
+        others = [WORD[s][lang] for s in WORD if s != status]
+        assert not any(f"**{w}**" in letter for w in others), (lang, status)
+
+        md = render_report(inputs, lang=lang, fmt=DocFormat.MD).decode()
+        html = render_report(inputs, lang=lang, fmt=DocFormat.HTML).decode()
+        assert "may be claimed" not in md + html
+        rows = _cell_rows(md, JULY[lang])
+        # section 7: window, verdict, availability, credit, claim status
+        (seven,) = [r for r in rows if len(r) == 5 and "%" in r[2]]
+        assert seven[4].startswith(word), (lang, seven)
+        said = SUMMARY[status]
+        claims = [r for r in rows if len(r) == 5 and "CNY" in r[2]]
+        if said is None:
+            assert claims == []
+            assert "class=\"data claims" not in html
+            continue
+        (table,) = claims  # the claims table: window, credit, amount, claim by, status
+        assert table[4].startswith(word) and table[4] == seven[4], (lang, table)
+        assert said[lang] in md and said[lang] in html, (lang, status)
+        assert f'<td class="claim-{status}">{word}' in html
+        # the other statuses' sentences are not said
+        for other, text in SUMMARY.items():
+            if other != status and text is not None:
+                assert text[lang] not in md + html, (lang, status, other)
+        # the claim-by date is the pack's
+        assert credit["claim_by"] == "2026-08-30"
+
+
+def test_claimed_must_name_a_window_of_the_period(
+    month: Path, contracts: dict[str, Path], tmp_path: Path
+) -> None:
+    result = _claim(contracts["demo"], month, tmp_path / "p", "2026-08-15", ["2026-13"])
+    assert result.exit_code == 2  # type: ignore[attr-defined]
+    assert "--claimed 2026-13" in result.stderr  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("fmt", [DocFormat.MD, DocFormat.HTML])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_draft_claim_procedure_is_per_month(lang: str, fmt: DocFormat) -> None:
+    """§6.5: a month's claim attaches that month's own evidence, not the quarterly report (due
+    30 days after each month, months 1 and 2 of a quarter could never attach it)."""
+    text = render_draft(load_contract(DEMO), lang=lang, fmt=fmt).decode()
+    section = text[text.index("6.5") :]
+    section = section[: section.index("6.6")] if "6.6" in section else section[:3000]
+    if lang == "en":
+        assert "attaches the compliance report" not in section
+        assert "does not wait for the quarterly compliance report" in section
+        assert "attaches that month's own evidence" in section
+    else:
+        assert "并附合规报告" not in section
+        assert "无需等待季度合规报告" in section
+        assert "并附该月份自身的证据" in section
