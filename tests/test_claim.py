@@ -42,11 +42,8 @@ def _availability(contract: Path, traffic: Path) -> dict:
 
 def test_claim_pack_matches_check(month: Path, tmp_path: Path) -> None:
     out = tmp_path / "pack"
-    result = runner.invoke(
-        app,
-        ["claim", str(DEMO), str(month), "--period", "2026-07", "-o", str(out)]
-        + ["--issued", "2026-08-15"],
-    )
+    args = ["claim", str(DEMO), str(month), "--period", "2026-07", "-o", str(out)]
+    result = runner.invoke(app, [*args, "--issued", "2026-08-15"])
     assert result.exit_code == 1, result.output  # a credit is due
     term = _availability(DEMO, month)
     failed = term["total"] - term["good"]

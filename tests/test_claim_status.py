@@ -158,7 +158,7 @@ def test_report_pack_and_terminal_state_one_status(
         claims = [r for r in rows if len(r) == 5 and "CNY" in r[2]]
         if said is None:
             assert claims == []
-            assert "class=\"data claims" not in html
+            assert 'class="data claims' not in html
             continue
         (table,) = claims  # the claims table: window, credit, amount, claim by, status
         assert table[4].startswith(word) and table[4] == seven[4], (lang, table)
@@ -196,3 +196,105 @@ def test_the_draft_claim_procedure_is_per_month(lang: str, fmt: DocFormat) -> No
         assert "并附合规报告" not in section
         assert "无需等待季度合规报告" in section
         assert "并附该月份自身的证据" in section
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 10: a figure that is a bound, or sits at the limit, says so in every row
+
+
+def _rows_for(text: str, term: str) -> list[str]:
+    return [line for line in text.splitlines() if term in line and "|" in line]
+
+
+def _figure_everywhere(contract: object, traces: object, ev: object, term: str) -> dict[str, str]:
+    """The term's observed figure as the terminal, check.md and the report (en, zh) show it."""
+    from rich.console import Console
+
+    from slacheck.console import evaluation_table
+    from slacheck.render.markdown import evaluation_markdown
+
+    shown: dict[str, str] = {}
+    for lang in ("en", "zh"):
+        console = Console(width=250, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console.print(evaluation_table(ev, lang))  # type: ignore[arg-type]
+        rows = console.export_text().splitlines()
+        (row,) = [x for x in rows if term in x and "│" in x]  # the table's row
+        shown[f"terminal.{lang}"] = row
+    (row,) = _rows_for(evaluation_markdown(ev), term)  # type: ignore[arg-type]
+    shown["check.md"] = row
+    inputs = prepare_report(
+        contract,  # type: ignore[arg-type]
+        traces,  # type: ignore[arg-type]
+        period="2026-07",
+        evaluation=ev,  # type: ignore[arg-type]
+        issued=dt.date(2026, 8, 1),
+    )
+    for lang in ("en", "zh"):
+        md = render_report(inputs, lang=lang, fmt=DocFormat.MD).decode()
+        month = {"en": "Jul 2026", "zh": "2026年7月"}[lang]
+        (row,) = [x for x in md.splitlines() if x.startswith(f"| {month}") and "|" in x[3:]]
+        shown[f"report.{lang}"] = row.split("|")[3].strip()  # window, verdict, observed
+        html = render_report(inputs, lang=lang, fmt=DocFormat.HTML).decode()
+        shown[f"report.{lang}.html"] = html
+    return shown
+
+
+def test_a_breach_proven_by_a_bucket_edge_at_the_threshold_says_above(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """p95 ≤ 1,000 ms from server metrics: the p95 lies in (1000, 2500] ms, so it is breached;
+    the figure shown is the bucket's lower edge, 1,000 ms, with a gap of 0 — beside "≤ 1,000 ms"
+    that reads as met unless the row says "> 1,000 ms"."""
+    from slacheck.evaluation import evaluate
+    from slacheck.metering import metrics as sm
+    from slacheck.trace.otlp_metrics import read_otlp_metrics
+    from slacheck.verdict import Verdict
+    from tests.test_check_latency import contract_of
+    from tests.test_server_metrics import CONTRACT, FIXTURE, _p95_term, _traces
+
+    contract = contract_of({**CONTRACT, "latency": [_p95_term("P-limit", 1000)]})
+    traces = _traces(tmp_path_factory.mktemp("edge"))
+    ev = evaluate(contract, traces, metrics=sm.MetricsEvidence(read_otlp_metrics([FIXTURE])))
+    (r,) = ev.results
+    assert (r.verdict, r.observed, r.gap) == (Verdict.BREACHED, 1000.0, 0.0)
+    assert r.details["metrics"]["observed_is"] == "lower_bound"
+    shown = _figure_everywhere(contract, traces, ev, "P-limit")
+    assert "│ > 1,000.00 ms │" in shown["terminal.en"], shown["terminal.en"]
+    assert "│ > 1,000.00 毫秒 │" in shown["terminal.zh"], shown["terminal.zh"]
+    assert "> 1,000.00 ms" in shown["check.md"]
+    for lang in ("en", "zh"):
+        assert shown[f"report.{lang}"].startswith("> "), shown[f"report.{lang}"]
+        assert "&gt; 1" in shown[f"report.{lang}.html"]
+
+
+@pytest.mark.parametrize(
+    ("reading", "verdict", "said"),
+    [
+        ("beyond", "breached", {"en": "at the limit (counted as beyond)", "zh": "计为超出"}),
+        ("within", "met", {"en": "at the limit (counted as within)", "zh": "计为达标"}),
+    ],
+)
+def test_a_figure_equal_to_the_threshold_says_how_the_limit_counts(
+    tmp_path_factory: pytest.TempPathFactory, reading: str, verdict: str, said: dict[str, str]
+) -> None:
+    """Every call's server time is exactly 1,000 ms against p95 ≤ 1,000 ms: the reading alone
+    decides, and the row says which way (a gap of 0 says nothing)."""
+    from slacheck.evaluation import evaluate
+    from tests.test_check_latency import contract_of
+    from tests.test_server_metrics import CONTRACT, _p95_term, _traces
+
+    contract = contract_of(
+        {
+            **CONTRACT,
+            "latency": [_p95_term("P-exact", 1000)],
+            "readings": {"at_the_limit": reading},
+        }
+    )
+    traces = _traces(tmp_path_factory.mktemp("limit"), server_ms=1000)
+    ev = evaluate(contract, traces)
+    (r,) = ev.results
+    assert (str(r.verdict), r.observed, r.gap) == (verdict, 1000.0, 0.0)
+    shown = _figure_everywhere(contract, traces, ev, "P-exact")
+    assert said["en"] in shown["terminal.en"] and said["zh"] in shown["terminal.zh"]
+    assert said["en"] in shown["check.md"]
+    assert said["en"] in shown["report.en"] and said["zh"] in shown["report.zh"]

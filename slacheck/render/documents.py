@@ -39,6 +39,7 @@ from slacheck.messages import LOCALES, translations
 from slacheck.render import charts
 from slacheck.render.credit import credit_claims
 from slacheck.render.details import PeakDetails, details_of
+from slacheck.render.figure import figure_of
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
 from slacheck.render.inputs import (
     EVIDENCE_COLUMNS,
@@ -545,6 +546,17 @@ def money(amount: Any, currency: Any, lang: str = "en") -> str:
     )
 
 
+def observed_text(r: TermResult, contract: Contract, fmt: Formatter, family: str) -> Markup:
+    """A result's observed figure as a row shows it (``render.figure``): the statistic, or the
+    bound on it ("> 1,000 ms"), and whether it sits at the limit. Our own words and numbers
+    only, so Markup: escaped for HTML; in Markdown inert but for the comparison signs."""
+    said = figure_of(r, contract).message(fmt.observed(r.observed, r.unit))
+    text = said if isinstance(said, str) else fmt.message(said)
+    if family == "md":
+        return Markup(str(md_text(text)).replace("&gt;", ">"))
+    return Markup.escape(text)
+
+
 def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
     """The compliance report from its prepared inputs (``slacheck.prepare.prepare_report``):
     one evaluation rendered in every language and format."""
@@ -563,6 +575,7 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
     latency_results = [r for r in results if r.term_id in latency_ids]
     fc = inputs.fields
     claims = credit_claims(contract, results, as_of=inputs.issued, claimed=inputs.claimed)
+    words = Formatter(language, contract.zone)
     context: dict[str, Any] = {
         **_identity(contract),
         "period": inputs.period,
@@ -580,6 +593,7 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
         "other_results": [r for r in results if r.kind not in _KIND_ORDER],
         # a result's figures by its kind's type (``render.details``), never the dict's keys
         "details": details_of,
+        "figure": lambda r: observed_text(r, contract, words, renderer.family),
         "mismatches": sorted(
             fc.mismatches, key=lambda m: (m.severity.rank, str(m.code), m.term_id or "")
         ),
