@@ -211,6 +211,7 @@ def _figure_everywhere(contract: object, traces: object, ev: object, term: str) 
     from rich.console import Console
 
     from slacheck.console import evaluation_table
+    from slacheck.render.junit import to_junit
     from slacheck.render.markdown import evaluation_markdown
 
     shown: dict[str, str] = {}
@@ -222,6 +223,7 @@ def _figure_everywhere(contract: object, traces: object, ev: object, term: str) 
         shown[f"terminal.{lang}"] = row
     (row,) = _rows_for(evaluation_markdown(ev), term)  # type: ignore[arg-type]
     shown["check.md"] = row
+    shown["junit"] = to_junit(ev)  # type: ignore[arg-type]
     inputs = prepare_report(
         contract,  # type: ignore[arg-type]
         traces,  # type: ignore[arg-type]
@@ -262,6 +264,7 @@ def test_a_breach_proven_by_a_bucket_edge_at_the_threshold_says_above(
     assert "│ > 1,000.00 ms │" in shown["terminal.en"], shown["terminal.en"]
     assert "│ > 1,000.00 毫秒 │" in shown["terminal.zh"], shown["terminal.zh"]
     assert "> 1,000.00 ms" in shown["check.md"]
+    assert "observed &gt; 1000 ms;" in shown["junit"]
     for lang in ("en", "zh"):
         assert shown[f"report.{lang}"].startswith("> "), shown[f"report.{lang}"]
         assert "&gt; 1" in shown[f"report.{lang}.html"]
@@ -296,5 +299,5 @@ def test_a_figure_equal_to_the_threshold_says_how_the_limit_counts(
     assert (str(r.verdict), r.observed, r.gap) == (verdict, 1000.0, 0.0)
     shown = _figure_everywhere(contract, traces, ev, "P-exact")
     assert said["en"] in shown["terminal.en"] and said["zh"] in shown["terminal.zh"]
-    assert said["en"] in shown["check.md"]
+    assert said["en"] in shown["check.md"] and said["en"] in shown["junit"]
     assert said["en"] in shown["report.en"] and said["zh"] in shown["report.zh"]
