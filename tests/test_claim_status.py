@@ -301,3 +301,41 @@ def test_a_figure_equal_to_the_threshold_says_how_the_limit_counts(
     assert said["en"] in shown["terminal.en"] and said["zh"] in shown["terminal.zh"]
     assert said["en"] in shown["check.md"] and said["en"] in shown["junit"]
     assert said["en"] in shown["report.en"] and said["zh"] in shown["report.zh"]
+
+
+def test_the_report_states_one_calls_per_task_figure(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Section 3's mean (every task in the traces, retries not counted) is the one figure the
+    report restates the rate limit with; the rate-limit rows' own figures (each month's
+    in-scope calls per task, retries included) are labelled as the month's, never bare."""
+    from slacheck.render.format import Formatter
+    from slacheck.trace.generate import TrafficProfile, generate, write
+
+    path = tmp_path_factory.mktemp("per-task") / "traffic.parquet"
+    start = dt.datetime(2026, 7, 20, tzinfo=dt.UTC)
+    write(generate(TrafficProfile(tasks=120, days=20, seed=7, start=start)), path, "parquet")
+    contract = load_contract(ROOT / "contracts" / "strong-cn-task-e2e.yaml")
+    inputs = prepare_report(contract, ingest([path]), period="2026-Q3", issued=dt.date(2026, 8, 20))
+    one = Formatter("en", contract.zone).number(inputs.budget.steps.mean, 1)
+    months = [
+        r.details["requests_per_task_mean"]
+        for r in inputs.evaluation.results
+        if r.kind == "rate_limit" and r.details.get("requests_per_task_mean")
+    ]
+    assert months and all(round(m, 1) != float(one) for m in months)  # the figures differ
+    pattern = re.compile(r"(this month(?:'|&#39;)s )?([\d.,]+) (?:in-scope )?model calls? per task")
+    for fmt in (DocFormat.MD, DocFormat.HTML):
+        text = render_report(inputs, lang="en", fmt=fmt).decode()
+        found = pattern.findall(text)
+        assert {n for label, n in found if not label} == {one}, found
+        labelled = [float(n) for label, n in found if label]
+        assert sorted(labelled) == sorted(round(m, 2) for m in months), found
+        assert "the one calls-per-task figure this report uses" in text
+        assert re.search("labelled as the month(?:'|&#39;)s", text)
+        zh = render_report(inputs, lang="zh", fmt=fmt).decode()
+        assert (
+            f"平均每个任务包含 {one} 次模型调用（不计重试），这是本报告统一采用的每任务调用数" in zh
+        )
+        assert zh.count("按本月每个任务") == len(months)
+        assert "按实测每个任务" not in zh
