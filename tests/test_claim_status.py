@@ -172,6 +172,24 @@ def test_report_pack_and_terminal_state_one_status(
         assert credit["claim_by"] == "2026-08-30"
 
 
+@pytest.mark.parametrize(
+    ("issued", "claimed", "status"),
+    [("2026-08-31", [], "expired"), ("2026-09-30", ["2026-07"], "claimed")],
+)
+def test_the_report_command_says_the_status_on_the_terminal(
+    month: Path, tmp_path: Path, issued: str, claimed: list[str], status: str
+) -> None:
+    args = ["report", str(DEMO), str(month), "--period", "2026-Q3", "-o", str(tmp_path / "r.md")]
+    args += ["--issued", issued, *[a for w in claimed for a in ("--claimed", w)]]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    stdout = " ".join(result.stdout.split())
+    assert f"Claim status for 2026-07 as of {issued}: {WORD[status]['en']}." in stdout
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    (seven,) = [r for r in _cell_rows(md, "Jul 2026") if len(r) == 5 and "%" in r[2]]
+    assert seven[4].startswith(WORD[status]["en"])
+
+
 def test_claimed_must_name_a_window_of_the_period(
     month: Path, contracts: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -177,6 +177,8 @@ def report(
     the report."""
     from slacheck.contract.load import load_contract
     from slacheck.prepare import prepare_report
+    from slacheck.render.claim import ClaimSays
+    from slacheck.render.credit import credit_claims
     from slacheck.render.documents import format_for, render_report
     from slacheck.render.inputs import evidence_path
 
@@ -202,6 +204,13 @@ def report(
     check_target(csv_path, inputs)
     _write_document(output, data, inputs, lang.value)
     _write_document(csv_path, prepared.evidence.data, inputs, lang.value)
+    # each earned credit's claim status, as the report and `slacheck claim` state it
+    for k in credit_claims(
+        c, prepared.evaluation.results, as_of=prepared.issued, claimed=prepared.claimed
+    ):
+        if k.earned:
+            said = ClaimSays.STATUS(window=k.window, as_of=k.as_of.isoformat(), status=k.word)
+            out.print(say(said, lang.value), highlight=False)
 
 
 @app.command(cls=_Command)
