@@ -357,3 +357,21 @@ def test_the_report_states_one_calls_per_task_figure(
         )
         assert zh.count("按本月每个任务") == len(months)
         assert "按实测每个任务" not in zh
+
+
+def test_a_figure_read_at_a_later_point_is_an_upper_bound(reports: dict[str, ReportInputs]) -> None:
+    """The demo's TTFT p95 counts calls without a TTFT at their full response (a later point,
+    each figure at or above the contracted one): the figure is at most, never the statistic."""
+    from slacheck.render.figure import figure_of
+
+    inputs = reports["demo"]
+    (r,) = [
+        r for r in inputs.evaluation.results if r.term_id == "L2-ttft-p95" and r.window == "2026-07"
+    ]
+    assert r.bounded and r.details["point_bound"] == "upper"
+    assert figure_of(r, inputs.contract).sign == "≤"
+    for lang in ("en", "zh"):
+        md = render_report(inputs, lang=lang, fmt=DocFormat.MD).decode()
+        # the result tables: window (partial: "\\*"), verdict, observed, good / total, …
+        rows = [x for x in _cell_rows(md, JULY[lang] + "\\*") if len(x) == 6]
+        assert any(x[2].startswith("≤ ") for x in rows), rows

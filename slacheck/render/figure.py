@@ -4,16 +4,18 @@ decided the verdict.
 
 A breach proven from server metrics shows the lower edge of a histogram bucket: the statistic is
 above it. "1,000 ms" beside "≤ 1,000 ms" reads as met; "> 1,000 ms" says what was proven. A
-figure equal to the threshold is met or breached by the reading alone; the row says which
-("1,000 ms, at the limit (counted as beyond)"). Every row that shows a latency term's figure
-(the report's tables and summary, the terminal, check.md) words it here.
+figure read partly or wholly at another point (a stand-in) bounds the statistic on the
+stand-in's side ("≤ 2.35 s"). A figure equal to the threshold is met or breached by the reading
+alone; the row says which ("1,000 ms, at the limit (counted as beyond)"). Every row that shows
+a latency term's figure (the report's tables and summary, the terminal, check.md, JUnit) words
+it here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from slacheck.contract.model import Contract, Direction, OccurrenceObjective
+from slacheck.contract.model import Contract, OccurrenceObjective
 from slacheck.messages import NC_, Message, MessageCode
 from slacheck.verdict import TermResult, Verdict
 
@@ -66,17 +68,15 @@ def figure_of(r: TermResult, contract: Contract) -> Figure:
     if r.verdict not in (Verdict.MET, Verdict.BREACHED):
         return plain
     obj = term.objective
-    at_most = obj.direction is Direction.AT_MOST
     metrics = r.details.get("metrics") if r.details.get("evidence") == "metrics" else None
     sign = ""
     if isinstance(metrics, dict) and metrics.get("observed_is") in ("lower_bound", "upper_bound"):
         # a histogram bucket's edge: the statistic lies in (lower, upper]
         sign = ">" if metrics["observed_is"] == "lower_bound" else "≤"
-    elif r.bounded or (r.measured_at and r.measured_at != term.measurement_point.value):
-        # a figure from another point bounds the contracted one on the side that decided
-        # (``checks.latency.assembly.decide``): above it for an at-most breach or an at-least
-        # pass, below it otherwise
-        sign = "≥" if (r.verdict is Verdict.BREACHED) == at_most else "≤"
+    elif r.bounded and r.details.get("point_bound") in ("upper", "lower"):
+        # figures from another point stand in for some or all units: a later point's are
+        # upper bounds (the statistic is at most the figure), a lower one's the reverse
+        sign = "≤" if r.details["point_bound"] == "upper" else "≥"
     at_limit = None
     if sign != ">" and r.observed == obj.threshold:
         at_limit = "within" if r.verdict is Verdict.MET else "beyond"
