@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from slacheck.messages import NC_, NPC_, Message, MessageCode, render
+from slacheck.render.figure import figure_of
 from slacheck.render.words import Name
 from slacheck.textsafe import visible
 
@@ -439,11 +440,13 @@ def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
     for r in evaluation.results:
         figure = observed(r.observed, r.unit)
         window = r.window + ("*" if r.partial_window else "")
+        # a bound or a figure at the limit says so (``render.figure``): "> 1000.00 ms"
+        shown = None if figure is None else figure_of(r, evaluation.contract).message(figure)
         table.add_row(
             plain(r.term_id),
             plain(window),
             Text(verdict_name(r.verdict, lang), style=_STATUS_STYLE.get(str(r.verdict), "")),
-            "—" if figure is None else say(figure, lang),
+            "—" if shown is None else say(shown, lang) if isinstance(shown, Message) else shown,
             f"{r.good:,} / {r.total:,}",
         )
     blocks: list[Table | Text] = [table]

@@ -4,6 +4,8 @@ the CSV's hash is the one the pack states, and the letter renders in both langua
 from __future__ import annotations
 
 import csv
+import dataclasses
+import datetime as dt
 import hashlib
 import io
 import json
@@ -40,9 +42,8 @@ def _availability(contract: Path, traffic: Path) -> dict:
 
 def test_claim_pack_matches_check(month: Path, tmp_path: Path) -> None:
     out = tmp_path / "pack"
-    result = runner.invoke(
-        app, ["claim", str(DEMO), str(month), "--period", "2026-07", "-o", str(out)]
-    )
+    args = ["claim", str(DEMO), str(month), "--period", "2026-07", "-o", str(out)]
+    result = runner.invoke(app, [*args, "--issued", "2026-08-15"])
     assert result.exit_code == 1, result.output  # a credit is due
     term = _availability(DEMO, month)
     failed = term["total"] - term["good"]
@@ -62,6 +63,11 @@ def test_claim_pack_matches_check(month: Path, tmp_path: Path) -> None:
     assert a["observed_percent"] == pytest.approx(term["observed"])
     credit = claim["credit"]
     assert credit["due"] and credit["percent"] == term["details"]["credit_percent"]
+    assert (credit["status"], credit["as_of"], credit["claim_by"]) == (
+        "due",
+        "2026-08-15",
+        "2026-08-30",
+    )
     assert credit["deadline"] == term["details"]["claim_deadline"] == "2026-08-30"
     assert credit["amount"] == pytest.approx(180_000 * credit["percent"] / 100)
     assert sum(i["failed_calls"] for i in claim["incidents"]) == failed
@@ -117,6 +123,7 @@ def test_claim_needs_one_window_and_credits(month: Path, tmp_path: Path) -> None
 def _letter_pack(verdict: str, observed: float | None, tier: float, owed: float) -> Any:
     from slacheck.checks.availability import AvailabilitySays
     from slacheck.render.claim import ClaimPack
+    from slacheck.render.credit import credit_claim
     from slacheck.verdict import TermKind, TermResult, Verdict
     from tests.test_check_others import make_contract
 
@@ -144,9 +151,12 @@ def _letter_pack(verdict: str, observed: float | None, tier: float, owed: float)
         990,
         1000,
     )
-    return ClaimPack(
-        contract, "2026-07", result, owed, 40.0, owed * 10, "CNY", None, (), b"", 0, (), tier
+    credit = credit_claim(
+        contract,
+        dataclasses.replace(result, details={"credit_percent": owed}),
+        as_of=dt.date(2026, 8, 1),
     )
+    return ClaimPack(contract, "2026-07", result, credit, tier, 40.0, None, (), b"", 0, ())
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

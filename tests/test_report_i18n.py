@@ -103,8 +103,23 @@ def _claims_rows(md: str) -> list[list[str]]:
 @pytest.mark.parametrize(
     ("lang", "status"),
     [
-        ("en", {"2026-07": "expired", "2026-08": "open", "2026-09": "open (no deadline stated)"}),
-        ("zh", {"2026-07": "已过期", "2026-08": "可申请", "2026-09": "可申请（合同未约定期限）"}),
+        (
+            "en",
+            {
+                "2026-07": "expired — the deadline, 29 September 2026, passed before this report "
+                "was issued",
+                "2026-08": "due — claim by 29 November 2026",
+                "2026-09": "due — the contract states no deadline",
+            },
+        ),
+        (
+            "zh",
+            {
+                "2026-07": "已过期：申请截止日 2026年9月29日 已在本报告签发前届满",
+                "2026-08": "待申请：须于 2026年11月29日 前提出申请",
+                "2026-09": "待申请：合同未约定申请期限",
+            },
+        ),
     ],
 )
 def test_claims_per_window_as_of_the_issue_date_in_money(

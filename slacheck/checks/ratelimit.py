@@ -57,8 +57,10 @@ class RateLimitSays(MessageCode):
     DAY = NC_("check.rate_limit.period.day", "day")
     REQUESTS_AS_TASKS = NPC_(
         "check.rate_limit.requests_as_tasks",
-        "{rate} is {equivalent} at the observed {mean} model call per task",
-        "{rate} is {equivalent} at the observed {mean} model calls per task",
+        "{rate} is {equivalent} at this month's {mean} in-scope model call per task (retries "
+        "included)",
+        "{rate} is {equivalent} at this month's {mean} in-scope model calls per task (retries "
+        "included)",
         count="mean",
     )
     AT_CONTRACT_STEPS = NPC_(
@@ -69,14 +71,16 @@ class RateLimitSays(MessageCode):
     )
     TASKS_AS_REQUESTS = NPC_(
         "check.rate_limit.tasks_as_requests",
-        "{rate} is about {equivalent} at the observed {mean} model call per task",
-        "{rate} is about {equivalent} at the observed {mean} model calls per task",
+        "{rate} is about {equivalent} at this month's {mean} in-scope model call per task "
+        "(retries included)",
+        "{rate} is about {equivalent} at this month's {mean} in-scope model calls per task "
+        "(retries included)",
         count="mean",
     )
     TOKENS_AS_TASKS = NPC_(
         "check.rate_limit.tokens_as_tasks",
-        "{rate} is {equivalent} at the observed {tokens} token per task",
-        "{rate} is {equivalent} at the observed {tokens} tokens per task",
+        "{rate} is {equivalent} at this month's {tokens} token per task",
+        "{rate} is {equivalent} at this month's {tokens} tokens per task",
         count="tokens",
     )
     BURST = NC_(

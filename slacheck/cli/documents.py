@@ -47,6 +47,23 @@ OutOpt = Annotated[Path, typer.Option("-o", "--output", help="File to write (.pd
 DocFormatOpt = Annotated[
     str | None, typer.Option("--format", help="pdf, html or md (default: from the extension).")
 ]
+IssuedOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--issued",
+        help="Issue date YYYY-MM-DD (claim status is stated as of it); default today in "
+        "the contract's time zone.",
+    ),
+]
+ClaimedOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--claimed",
+        metavar="WINDOW",
+        help="An availability window (2026-07) whose credit was already claimed; its claim "
+        "status is then 'claimed'. Repeat for each window.",
+    ),
+]
 
 
 def _no_window(contract: Any, loaded: Any, period: str | None, lang: str = "en") -> bool:
@@ -149,14 +166,8 @@ def report(
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
-    issued: Annotated[
-        str | None,
-        typer.Option(
-            "--issued",
-            help="Issue date YYYY-MM-DD (claim status is stated as of it); default today in "
-            "the contract's time zone.",
-        ),
-    ] = None,
+    issued: IssuedOpt = None,
+    claimed: ClaimedOpt = None,
     spark_master: SparkMasterOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -166,6 +177,8 @@ def report(
     the report."""
     from slacheck.contract.load import load_contract
     from slacheck.prepare import prepare_report
+    from slacheck.render.claim import ClaimSays
+    from slacheck.render.credit import credit_claims
     from slacheck.render.documents import format_for, render_report
     from slacheck.render.inputs import evidence_path
 
@@ -179,13 +192,25 @@ def report(
         raise typer.Exit(EXIT_FINDINGS)  # nothing in the effective period to report on
     with _working(say(CliSays.CHECKING_RENDERING, lang.value), lang.value):
         prepared = prepare_report(
-            c, loaded, period=period, contract_file=contract, issued=issue_date
+            c,
+            loaded,
+            period=period,
+            contract_file=contract,
+            issued=issue_date,
+            claimed=claimed or (),
         )
         data = render_report(prepared, lang=lang.value, fmt=kind)
     csv_path = evidence_path(output, prepared)
     check_target(csv_path, inputs)
     _write_document(output, data, inputs, lang.value)
     _write_document(csv_path, prepared.evidence.data, inputs, lang.value)
+    # each earned credit's claim status, as the report and `slacheck claim` state it
+    for k in credit_claims(
+        c, prepared.evaluation.results, as_of=prepared.issued, claimed=prepared.claimed
+    ):
+        if k.earned:
+            said = ClaimSays.STATUS(window=k.window, as_of=k.as_of.isoformat(), status=k.word)
+            out.print(say(said, lang.value), highlight=False)
 
 
 @app.command(cls=_Command)
@@ -195,6 +220,8 @@ def claim(
     traces: TracesArg,
     period: Annotated[str, typer.Option("--period", help="The month to claim for (2026-07).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="A folder to write the pack.")],
+    issued: IssuedOpt = None,
+    claimed: ClaimedOpt = None,
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
@@ -203,12 +230,15 @@ def claim(
 ) -> None:
     """Credit-claim pack for one month: computation, incidents, affected calls, letters (en, zh).
 
-    Writes claim.json, affected_calls.csv, letter.en.md and letter.zh.md into the folder.
-    Exit 1 when a credit is due, 0 when none is."""
+    Writes claim.json, affected_calls.csv, letter.en.md and letter.zh.md into the folder, with
+    the credit's claim status as of the issue date: due, expired, claimed or none (the same
+    status the report states). Exit 1 when a credit is due (earned, not claimed, its deadline
+    not passed), 0 otherwise."""
     from slacheck.contract.load import load_contract
     from slacheck.prepare import prepare_claim
     from slacheck.render.claim import render_letter
 
+    issue_date = _issue_date(issued)
     inputs = _inputs(contract, traces, mapping)
     if output.exists() and not output.is_dir():
         raise UsageError(f"{output} is not a folder")
@@ -223,7 +253,7 @@ def claim(
     if _no_window(c, loaded, period):
         raise typer.Exit(EXIT_FINDINGS)  # no window of the effective period to claim for
     with _working(say(CliSays.COMPUTING_CLAIM)):
-        pack = prepare_claim(c, loaded, period=period)
+        pack = prepare_claim(c, loaded, period=period, issued=issue_date, claimed=claimed or ())
     data: dict[str, bytes | str] = {
         "claim.json": jsonout.dumps(pack.to_dict()),
         "affected_calls.csv": pack.affected_csv,
@@ -231,6 +261,7 @@ def claim(
         "letter.zh.md": render_letter(pack, "zh"),
     }
     write_folder(output, data, inputs)  # the whole pack, or the folder as it was
+    out.print(say(pack.status_line), highlight=False)
     out.print(say(pack.message), highlight=False)
     wrote = CliSays.WROTE_CLAIM(
         folder=str(output),

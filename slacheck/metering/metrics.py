@@ -530,6 +530,9 @@ def percentile_figures(
         )
         at_most = obj.direction is Direction.AT_MOST
         observed = hi if (passes is True) == at_most and not math.isinf(hi) else lo
+        # the figure shown is a bound, never the statistic itself: the statistic lies in
+        # (lower, upper], so above a lower bound, at or below an upper one
+        details["observed_is"] = "upper_bound" if observed == hi else "lower_bound"
         good = proven.get(w, 0)
         out[w] = PercentileFigures(n, observed, passes, good, (note,), aside, details)
     return out

@@ -8,23 +8,35 @@ are runs of failed calls no more than ``INCIDENT_GAP_MINUTES`` apart.
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Collection
 from typing import Any
 
-from slacheck.checks.availability import credit_for, tier_credit
+from slacheck.checks.availability import tier_credit
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
 from slacheck.evaluation import run_checks
 from slacheck.metering.context import CheckContext
 from slacheck.prepare.evidence import affected_calls, affected_csv
 from slacheck.render.claim import INCIDENT_GAP_MINUTES, ClaimPack, Incident
+from slacheck.render.credit import check_claimed, credit_claim
 from slacheck.trace.traces import Traces
 from slacheck.windows import parse_period
 
 __all__ = ["prepare_claim"]
 
 
-def prepare_claim(contract: Contract, traces: Traces, *, period: str) -> ClaimPack:
-    """The claim for the one availability window ``period`` names."""
+def prepare_claim(
+    contract: Contract,
+    traces: Traces,
+    *,
+    period: str,
+    issued: dt.date | None = None,
+    claimed: Collection[str] = (),
+) -> ClaimPack:
+    """The claim for the one availability window ``period`` names, its status as of
+    ``issued`` (default: today in the contract's zone, read here, once); ``claimed``: the
+    windows the customer says were claimed (``--claimed``)."""
     spec = contract.availability
     if spec is None:
         raise UsageError(
@@ -41,20 +53,19 @@ def prepare_claim(contract: Contract, traces: Traces, *, period: str) -> ClaimPa
             "one: pass one month (or the one window the contract measures)"
         )
     w = windows[0]
+    check_claimed(claimed, [w.label])
     (result,) = [r for r in run_checks(ctx, only=["availability"]).results if r.window == w.label]
     credits = contract.credits
-    pct = credit_for(credits, result.observed) if result.observed is not None else 0.0
-    fees = contract.fees
+    as_of = issued if issued is not None else dt.datetime.now(contract.zone).date()
     rows = affected_calls(ctx, windows)
     return ClaimPack(
         contract=contract,
         window=w.label,
         result=result,
-        credit_percent=pct,
+        # the credit and its status from the check's result, as the report computes them
+        credit=credit_claim(contract, result, as_of=as_of, claimed=claimed),
         tier_percent=tier_credit(credits, result.observed) if result.observed is not None else 0.0,
         cap_percent=credits.cap_percent,
-        amount=round(fees.monthly * pct / 100.0, 2) if fees is not None else None,
-        currency=fees.currency if fees is not None else None,
         deadline=ctx.claim_deadline(credits, w),
         incidents=_incidents(rows),
         affected_csv=affected_csv(rows, contract),

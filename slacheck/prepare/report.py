@@ -5,7 +5,7 @@ figures for the charts — each read from the tables the checks count."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import ibis
@@ -21,10 +21,11 @@ from slacheck.metering.derive import scoped
 from slacheck.metering.units import call_base, period_values
 from slacheck.prepare.evidence import evidence
 from slacheck.render import charts
+from slacheck.render.credit import check_claimed
 from slacheck.render.inputs import ReportInputs, Traffic
 from slacheck.results import Evaluation
 from slacheck.trace.traces import Traces
-from slacheck.verdict import TermResult
+from slacheck.verdict import TermKind, TermResult
 from slacheck.windows import parse_period
 
 __all__ = ["prepare_report"]
@@ -41,13 +42,16 @@ def prepare_report(
     evaluation: Evaluation | None = None,
     contract_file: Path | None = None,
     issued: dt.date | None = None,
+    claimed: Collection[str] = (),
 ) -> ReportInputs:
     """Evaluate (unless ``evaluation`` is given), check fields, analyse the budget, and read
     each latency term's measured values for the charts, all on one metering run.
 
     ``issued`` is the report's issue date (claim status is stated as of it); the caller
     passes it (``--issued``), else it is today in the contract's zone — read here, once,
-    never inside a template."""
+    never inside a template. ``claimed``: the availability windows whose credit the customer
+    says was claimed (``--claimed``); the claim status of every window is stated as of
+    ``issued`` (``render.credit``)."""
     window = parse_period(period, contract.zone)
     # one context for the verdicts, the field check, the evidence and the charts: its derived
     # tables are built once
@@ -58,6 +62,9 @@ def prepare_report(
         raise UsageError(
             f"the evaluation covers {evaluation.period}, not the report's period {window.label}"
         )
+    check_claimed(
+        claimed, [r.window for r in evaluation.results if r.kind == TermKind.AVAILABILITY]
+    )
     lo, hi = ctx.data_range
     return ReportInputs(
         contract=contract,
@@ -74,6 +81,7 @@ def prepare_report(
         evidence=evidence(ctx),
         issued=issued if issued is not None else dt.datetime.now(contract.zone).date(),
         contract_file=contract_file,
+        claimed=frozenset(claimed),
     )
 
 

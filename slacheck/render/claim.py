@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slacheck.contract.model import Contract
-from slacheck.messages import NC_, Message, MessageCode
+from slacheck.messages import NC_, Message, MessageCode, Param
+from slacheck.render.credit import ClaimStatus, CreditClaim
 from slacheck.render.details import AvailabilityDetails
 from slacheck.verdict import TermResult
 from slacheck.windows import from_us
@@ -46,10 +47,27 @@ AFFECTED_COLUMNS = (
 class ClaimSays(MessageCode):
     """What `slacheck claim` says on the terminal."""
 
+    STATUS = NC_("claim.status_line", "Claim status for {window} as of {as_of}: {status}.")
     DUE = NC_(
         "claim.due",
         "A credit of {percent} % of the monthly fee is due for {window} (availability {observed} "
         "%, target {target} %); claim by {deadline}.",
+    )
+    DUE_NO_DEADLINE = NC_(
+        "claim.due_no_deadline",
+        "A credit of {percent} % of the monthly fee is due for {window} (availability {observed} "
+        "%, target {target} %); the contract states no claim deadline.",
+    )
+    EXPIRED = NC_(
+        "claim.expired",
+        "A credit of {percent} % of the monthly fee was earned for {window} (availability "
+        "{observed} %, target {target} %), but its claim deadline, {deadline}, passed before "
+        "{as_of}: the claim has expired.",
+    )
+    CLAIMED = NC_(
+        "claim.claimed",
+        "The credit of {percent} % of the monthly fee for {window} (availability {observed} %, "
+        "target {target} %) has been claimed (--claimed); nothing more is due.",
     )
     NONE = NC_(
         "claim.none",
@@ -89,42 +107,72 @@ class ClaimPack:
     contract: Contract
     window: str
     result: TermResult
-    credit_percent: float  # what is owed: the tier's credit, capped
+    #: the credit owed (the tier's, capped) and its claim status as of the issue date: the
+    #: one status the report, this pack and the terminal show (``render.credit``)
+    credit: CreditClaim
+    #: the credit of the tier the availability falls in, before the cap
+    tier_percent: float
     cap_percent: float | None
-    amount: float | None
-    currency: str | None
     deadline: dt.date | None
     incidents: tuple[Incident, ...]
     affected_csv: bytes
     affected_rows: int
     sources: tuple[tuple[str, str], ...] = field(default=())  # (file name, sha256)
-    #: the credit of the tier the availability falls in, before the cap
-    tier_percent: float = 0.0
+
+    @property
+    def credit_percent(self) -> float:
+        return self.credit.credit_percent
+
+    @property
+    def amount(self) -> float | None:
+        return self.credit.amount
+
+    @property
+    def currency(self) -> str | None:
+        return self.credit.currency
+
+    @property
+    def earned(self) -> bool:
+        """A credit tier is reached (whatever its claim status)."""
+        return self.credit.earned
 
     @property
     def due(self) -> bool:
-        return self.credit_percent > 0
+        """The credit is still to be claimed: earned, not claimed, its deadline not passed."""
+        return self.credit.status is ClaimStatus.DUE
 
     @property
     def affected_sha256(self) -> str:
         return hashlib.sha256(self.affected_csv).hexdigest()
 
     @property
+    def status_line(self) -> Message:
+        k = self.credit
+        return ClaimSays.STATUS(window=self.window, as_of=k.as_of.isoformat(), status=k.word)
+
+    @property
     def message(self) -> Message:
-        r = self.result
+        r, k = self.result, self.credit
         if r.observed is None:
             reason = r.notes[0] if r.notes else "no data"
             return ClaimSays.NO_DATA(window=self.window, reason=reason)
-        if not self.due:
+        if k.status is ClaimStatus.NONE:
             return ClaimSays.NONE(window=self.window, observed=round(r.observed, 4))
         target = self.contract.availability.target_percent if self.contract.availability else None
-        return ClaimSays.DUE(
-            percent=self.credit_percent,
-            window=self.window,
-            observed=round(r.observed, 4),
-            target=target,
-            deadline=self.deadline.isoformat() if self.deadline else "—",
-        )
+        figures: dict[str, Param] = {
+            "percent": self.credit_percent,
+            "window": self.window,
+            "observed": round(r.observed, 4),
+            "target": target,
+        }
+        deadline = k.claim_by.isoformat() if k.claim_by else "—"
+        if k.status is ClaimStatus.CLAIMED:
+            return ClaimSays.CLAIMED(**figures)
+        if k.status is ClaimStatus.EXPIRED:
+            return ClaimSays.EXPIRED(**figures, deadline=deadline, as_of=k.as_of.isoformat())
+        if k.claim_by is None:
+            return ClaimSays.DUE_NO_DEADLINE(**figures)
+        return ClaimSays.DUE(**figures, deadline=deadline)
 
     def to_dict(self) -> dict[str, Any]:
         r, c = self.result, self.contract
@@ -155,7 +203,11 @@ class ClaimPack:
                 "failures": c.availability.failures.model_dump() if c.availability else {},
             },
             "credit": {
+                # the claim status as of the issue date (``render.credit``): due, expired,
+                # claimed or none; ``due``: still to be claimed; ``earned``: a tier is reached
+                **self.credit.to_dict(),
                 "due": self.due,
+                "earned": self.earned,
                 "percent": self.credit_percent,
                 "tier_percent": self.tier_percent,
                 "cap_percent": self.cap_percent,

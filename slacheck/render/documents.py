@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -38,7 +37,9 @@ from slacheck.extras import ExtraSays, PartMissing
 from slacheck.inputs import sha256_of
 from slacheck.messages import LOCALES, render, translations
 from slacheck.render import charts, glossary
-from slacheck.render.details import AvailabilityDetails, PeakDetails, details_of
+from slacheck.render.credit import credit_claims
+from slacheck.render.details import PeakDetails, details_of
+from slacheck.render.figure import figure_of
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
 from slacheck.render.inputs import (
     EVIDENCE_COLUMNS,
@@ -537,45 +538,6 @@ def _coverage(results: Sequence[TermResult]) -> Coverage:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """A service credit for one window: how much, and whether it can still be claimed."""
-
-    window: str
-    credit_percent: float
-    amount: float | None  # in the contract's currency, when the contract states its fee
-    currency: str | None
-    due_by: dt.date | None
-    status: str  # "open" | "expired" | "no_deadline"
-
-
-def _claims(contract: Contract, results: Sequence[TermResult], issued: dt.date) -> list[Claim]:
-    fees = contract.fees
-    out: list[Claim] = []
-    for r in results:
-        if r.kind != "availability":
-            continue
-        figures = AvailabilityDetails.of(r)
-        pct = figures.credit_percent
-        if pct is None or pct <= 0:
-            continue
-        raw = figures.claim_deadline
-        due = dt.date.fromisoformat(raw) if raw else None
-        status = "no_deadline" if due is None else "open" if issued <= due else "expired"
-        amount = round(fees.monthly * float(pct) / 100.0, 2) if fees is not None else None
-        out.append(
-            Claim(
-                r.window,
-                float(pct),
-                amount,
-                fees.currency if fees else None,
-                due,
-                status,
-            )
-        )
-    return sorted(out, key=lambda c: c.window)
-
-
 def _by_severity(contract: Contract, results: Sequence[TermResult]) -> list[TermResult]:
     key = _term_key(contract)
     return sorted(results, key=lambda r: (_SEVERITY.index(str(r.verdict)), key(r)))
@@ -595,6 +557,17 @@ def money(amount: Any, currency: Any, lang: str = "en") -> str:
     )
 
 
+def observed_text(r: TermResult, contract: Contract, fmt: Formatter, family: str) -> Markup:
+    """A result's observed figure as a row shows it (``render.figure``): the statistic, or the
+    bound on it ("> 1,000 ms"), and whether it sits at the limit. Our own words and numbers
+    only, so Markup: escaped for HTML; in Markdown inert but for the comparison signs."""
+    said = figure_of(r, contract).message(fmt.observed(r.observed, r.unit))
+    text = said if isinstance(said, str) else fmt.message(said)
+    if family == "md":
+        return Markup(str(md_text(text)).replace("&gt;", ">"))
+    return Markup.escape(text)
+
+
 def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
     """The compliance report from its prepared inputs (``slacheck.prepare.prepare_report``):
     one evaluation rendered in every language and format."""
@@ -612,11 +585,8 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
     latency_ids = {t.id for t in contract.latency}
     latency_results = [r for r in results if r.term_id in latency_ids]
     fc = inputs.fields
-    credits = [
-        r
-        for r in by_kind.get("availability", [])
-        if AvailabilityDetails.of(r).credit_percent is not None
-    ]
+    claims = credit_claims(contract, results, as_of=inputs.issued, claimed=inputs.claimed)
+    words = Formatter(language, contract.zone)
     context: dict[str, Any] = {
         **_identity(contract),
         "period": inputs.period,
@@ -632,9 +602,9 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
         "by_kind": by_kind,
         "latency_results": latency_results,
         "other_results": [r for r in results if r.kind not in _KIND_ORDER],
-        "credits_owed": credits,
         # a result's figures by its kind's type (``render.details``), never the dict's keys
         "details": details_of,
+        "figure": lambda r: observed_text(r, contract, words, renderer.family),
         "mismatches": sorted(
             fc.mismatches, key=lambda m: (m.severity.rank, str(m.code), m.term_id or "")
         ),
@@ -652,7 +622,10 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
         "doc_version": "1.0",
         "coverage": _coverage(results),
         "ranked": _by_severity(contract, results),
-        "claims": _claims(contract, results, inputs.issued),
+        # one claim status per window (``render.credit``), as the claim pack and the terminal
+        # state it: the summary, the claims table and section 7 all read these
+        "claims": [k for k in claims if k.earned],
+        "claim_of": {k.window: k for k in claims},
         "fees": contract.fees,
         # one calls-per-task figure for the whole report: the budget's mean over every task
         "calls_per_task": inputs.budget.steps.mean,

@@ -97,6 +97,8 @@ class ReportInputs:
     evidence: EvidenceFile
     issued: dt.date
     contract_file: Path | None = None
+    #: availability windows whose credit the customer says was claimed (``--claimed``)
+    claimed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from slacheck.messages import render
+from slacheck.render.figure import figure_of
 from slacheck.results import Evaluation, contract_terms
 from slacheck.textsafe import xml_text
 from slacheck.verdict import Verdict
@@ -30,6 +31,9 @@ def to_junit(evaluation: Evaluation, lang: str = "en") -> str:
             suite, "testcase", classname=f"{r.kind}.{r.term_id}", name=f"{r.term_id} {r.window}"
         )
         observed = "—" if r.observed is None else f"{r.observed:g} {r.unit}"
+        if r.observed is not None:  # a bound or a figure at the limit says so
+            said = figure_of(r, evaluation.contract).message(observed)
+            observed = said if isinstance(said, str) else render(said, lang)
         text = (
             f"{r.verdict}: observed {observed}; criterion {render(r.criterion_message, lang)}; "
             f"{r.good}/{r.total}; examples: {', '.join(r.examples) or 'none'}"

@@ -6,6 +6,7 @@ from typing import Any
 
 from slacheck.match.items import FieldCheck
 from slacheck.messages import render
+from slacheck.render.figure import figure_of
 from slacheck.render.format import md_cell, md_text
 from slacheck.results import Evaluation
 from slacheck.textsafe import visible
@@ -44,13 +45,18 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
     ]
     for r in evaluation.results:
         observed = _observed(r.observed, r.unit)
+        if r.observed is not None:  # a bound or a figure at the limit says so
+            said = figure_of(r, evaluation.contract).message(observed)
+            observed = said if isinstance(said, str) else render(said, lang)
+        # our own figure and words: inert, but for the comparison sign ("> 1,000.00 ms")
+        shown = str(md_cell(observed)).replace("&gt;", ">")
         window = r.window + (" (partial)" if r.partial_window else "")
         # every cell through md_cell: ids and notes quote the other side's traces
         words = (render(m, lang) for m in (r.criterion_message, *r.notes))
         crit = "<br>".join(md_cell(x) for x in words)
         lines.append(
             f"| {md_cell(r.term_id)} | {md_cell(window)} | **{md_cell(_verdict(r.verdict))}** | "
-            f"{md_cell(observed)} | {r.good:,} / {r.total:,} | {crit} | "
+            f"{shown} | {r.good:,} / {r.total:,} | {crit} | "
             f"{md_cell(', '.join(r.examples))} |"
         )
     readings = ", ".join(

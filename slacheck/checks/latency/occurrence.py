@@ -121,6 +121,9 @@ def occurrence(
             "method": obj.method.value,
             "direction": obj.direction.value,
             "point_used": point.name,
+            # a stand-in's side ("upper": each figure ≥ the contracted one), so a document can
+            # say which way the observed figure bounds the statistic
+            "point_bound": None if point.bound is None else str(point.bound),
             **base.common_details(),
         }
         results.append(base.result(verdict, observed, unit, good, n, (), notes, point, details))
