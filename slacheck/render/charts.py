@@ -469,7 +469,15 @@ def monthly_compliance(
                     hatch="///" if faded else None,
                     linewidth=0,
                 )
-                ax.text(x, min(share, top), f"{share:.0f}%", ha="center", va="bottom", fontsize=6)
+                ax.text(
+                    x,
+                    min(share, top),
+                    f"{share:.0f}%",
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                    bbox=_UNDER_TEXT,
+                )
             ax.axhline(100, color=_INK, linewidth=0.8, linestyle=(0, (4, 2)))  # the threshold
             ax.set_xticks(range(len(own)), [_tick(fmt, p.window) for p in own], fontsize=6)
             ax.tick_params(axis="x", length=0, pad=2)
