@@ -10,9 +10,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import math
 import re
+import unicodedata
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from slacheck.messages import NC_, MessageCode, Param, render
-from slacheck.render.format import Formatter
+from slacheck.render.format import Formatter, window_kind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -165,7 +167,7 @@ class ChartWord(MessageCode):
     BREAKDOWN = NC_("chart.breakdown", "Where agent task time goes")
     NO_TASK_TIMES = NC_("chart.no_task_times", "no task times in the traces")
     MEAN_PER_TASK = NC_("chart.mean_per_task", "mean time per task (ms / s)")
-    MONTHLY = NC_("chart.monthly", "Latency terms per month: observed ÷ threshold")
+    MONTHLY = NC_("chart.monthly", "Latency terms per window: observed ÷ threshold")
     NO_LATENCY_TERMS = NC_("chart.no_latency_terms", "no latency terms")
     SHARE_OF_THRESHOLD = NC_("chart.share_of_threshold", "observed ÷ threshold (%)")
     CALENDAR_MONTH = NC_("chart.calendar_month", "calendar month")
@@ -216,13 +218,8 @@ def _svg(fig: Figure, label: str) -> Markup:
     return Markup(text.strip())
 
 
-#: Most characters of contract text (a term id) drawn inside a chart: longer text would squeeze
-#: the axes to nothing. The full text stays in the chart's aria-label and in the tables.
-_LABEL_CHARS = 24
-
-
-def _fit(text: str) -> str:
-    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
+#: a label drawn over bars and lines sits on a pale patch, so the lines never cross its words
+_UNDER_TEXT = {"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5}
 
 
 def _axis_ms(fmt: Formatter) -> FuncFormatter:
@@ -278,17 +275,24 @@ def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
             color=VERDICT_COLOURS["breached"],
             va="bottom",
             ha="right",
+            bbox=_UNDER_TEXT,
         )
         pct = fmt.percentile(d.percentile) if d.percentile is not None else ""
         for i, (window, observed) in enumerate(d.monthly):
-            ax.axvline(min(observed, hi), color=_INK, linewidth=0.9, linestyle=(0, (3, 2)))
+            x = min(observed, hi)
+            ax.axvline(x, color=_INK, linewidth=0.9, linestyle=(0, (3, 2)))
+            text = f"{pct} {fmt.window_short(window)}: {_value(fmt, observed, d.unit)}"
+            # each window's label on its own line, on the side of its marker with more room
+            right = x > lo + 0.6 * (hi - lo)
             ax.text(
-                min(observed, hi),
+                x,
                 top * (0.9 - 0.13 * i),
-                f" {pct} {fmt.window_short(window)}: {_value(fmt, observed, d.unit)}",
+                f"{text} " if right else f" {text}",
                 color=_INK,
                 fontsize=8,
                 va="top",
+                ha="right" if right else "left",
+                bbox=_UNDER_TEXT,
             )
         ax.set_ylim(0, top * 1.18)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
@@ -347,75 +351,154 @@ def time_breakdown(parts: Sequence[tuple[str, float, float]], fmt: Formatter) ->
         return _svg(fig, label)
 
 
+#: panels per row of the small multiples, and each panel's height (inches)
+_PANEL_COLUMNS = 4
+_PANEL_HEIGHT = 1.6
+
+
+def _tick(fmt: Formatter, label: str) -> str:
+    """A window's label under its bar in a small panel, the year left to the report's period:
+    "Jul" / "7月", "Q3" / "第三季度", a rolling window by its first day, "31 Jul" / "7月31日"."""
+    kind = window_kind(label)
+    try:
+        if kind == "rolling_30_days":
+            day = dt.date.fromisoformat(label.split("/", 1)[0])
+            if fmt.zh:
+                return f"{day.month}月{day.day}日"
+            return f"{day.day} {fmt.window_short(day.strftime('%Y-%m')).split()[0]}"
+        if kind == "calendar_quarter":
+            return fmt.window(label).split()[0] if not fmt.zh else fmt.window(label)[5:]
+        if fmt.zh:
+            return f"{int(label[5:7])}月"
+        return fmt.window_short(label).split()[0]
+    except ValueError:
+        return label
+
+
+def _width(text: str) -> int:
+    """Display width: a CJK character takes two columns."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _fit_middle(text: str, width: int) -> str:
+    """``text`` within ``width`` columns, cut in the middle so both ends stay: term ids differ
+    at their start (L01, L02) or at their end (…-p95-monthly, …-p99-quarterly)."""
+    if _width(text) <= width:
+        return text
+    head, tail = "", ""
+    chars = list(text)
+    while chars:
+        if _width(head) + _width(tail) + _width(chars[0]) >= width:
+            break
+        head += chars.pop(0)
+        if chars and _width(head) + _width(tail) + _width(chars[-1]) < width:
+            tail = chars.pop() + tail
+    return head + "…" + tail
+
+
+_ID_JOINT = re.compile(r"(?<=[-_/:. ])")
+
+
+def _wrap_id(text: str, width: int = 30, lines: int = 2) -> str:
+    """A term id on at most ``lines`` lines of ``width`` columns (a small panel's width),
+    broken after its hyphens (and ``_ / : .``); what still does not fit is cut in the middle
+    of the last line. The full id stays in the tables."""
+    out: list[str] = []
+    line = ""
+    for piece in _ID_JOINT.split(text):
+        if line and _width(line) + _width(piece) > width and len(out) < lines - 1:
+            out.append(_fit_middle(line, width))
+            line = ""
+        line += piece
+    out.append(_fit_middle(line, width))
+    return "\n".join(out)
+
+
 def monthly_compliance(
     points: Sequence[MonthlyPoint], windows: Sequence[str], fmt: Formatter
 ) -> Markup:
-    """Each latency term's observed figure per month as a share of its threshold (100 % is
-    the threshold), coloured by the month's verdict."""
-    from matplotlib.ticker import FuncFormatter
+    """Small multiples: one panel per latency term, in the contract's order, with its own
+    windows (months, rolling 30-day windows or the quarter) and each window's observed figure
+    as a share of its threshold (100 % is the threshold), coloured by the window's verdict."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     label = _say(fmt, ChartWord.MONTHLY)
     terms = list(dict.fromkeys(p.term_id for p in points))
     with _style(fmt, "monthly"):
-        fig = _figure(7.5, 2.5)
-        ax = fig.add_subplot()
         if not terms or not windows:
-            _empty(ax, _say(fmt, ChartWord.NO_LATENCY_TERMS))
+            fig = _figure(7.5, 1.2)
+            _empty(fig.add_subplot(), _say(fmt, ChartWord.NO_LATENCY_TERMS))
             return _svg(fig, label)
-        by = {(p.term_id, p.window): p for p in points}
-        width = 0.8 / len(terms)
-        tallest = 100.0
+        order = {w: i for i, w in enumerate(windows)}
+        columns = min(_PANEL_COLUMNS, len(terms))
+        rows = math.ceil(len(terms) / columns)
+        fig = _figure(7.5, 0.45 + _PANEL_HEIGHT * rows)
+        # room between rows: a panel's two-line title clears the tick labels above it
+        engine = fig.get_layout_engine()
+        if isinstance(engine, ConstrainedLayoutEngine):
+            engine.set(h_pad=0.06, hspace=0.04)
+        axes = fig.subplots(rows, columns, squeeze=False, sharey=True)
+        shares = [p.share for p in points if p.share is not None]
+        top = math.ceil(max([100.0, *shares]) * 1.2 / 25) * 25
         seen: dict[str, None] = {}
-        for i, term in enumerate(terms):
-            for j, window in enumerate(windows):
-                x = j - 0.4 + width * (i + 0.5)
-                ax.text(x, -1, str(i + 1), ha="center", va="top", fontsize=7, color="#57606a")
-                p = by.get((term, window))
-                if p is None or p.observed is None:
-                    ax.text(x, 2, "—", ha="center", va="bottom", color="#57606a", fontsize=8)
-                    continue
+        for n, term in enumerate(terms):
+            ax = axes[n // columns][n % columns]
+            own = sorted(
+                (p for p in points if p.term_id == term),
+                key=lambda p: (order.get(p.window, len(order)), p.window),
+            )
+            kind = window_kind(own[0].window)
+            side = "≤" if own[0].at_most else "≥"
+            name = fmt.name("window", kind)
+            ax.set_title(f"{_wrap_id(term)}\n{side} 100% · {name}", fontsize=7, loc="left", pad=3)
+            for x, p in enumerate(own):
                 share = p.share
-                if share is None:
+                if p.observed is None or share is None:
+                    ax.text(x, 2, "—", ha="center", va="bottom", color="#57606a", fontsize=7)
                     continue
-                tallest = max(tallest, share)
                 faded = p.verdict in ("no_data", "indeterminate", "not_measurable")
                 seen[p.verdict] = None
                 ax.bar(
                     x,
-                    share,
-                    width=width * 0.9,
+                    min(share, top),
+                    width=0.7,
                     color=VERDICT_COLOURS.get(p.verdict, _GRID),
                     alpha=0.45 if faded else 0.9,
                     hatch="///" if faded else None,
                     linewidth=0,
                 )
-                ax.text(x, share, f"{share:.0f}%", ha="center", va="bottom", fontsize=7)
-        ax.axhline(100, color=_INK, linewidth=1.0, linestyle=(0, (4, 2)))  # the threshold
-        ax.set_xticks(range(len(windows)), [fmt.window_short(w) for w in windows])
-        ax.tick_params(axis="x", length=0, pad=12)
-        ax.set_xlim(-0.5, len(windows) - 0.5)
-        ax.set_ylim(0, math.ceil(tallest * 1.15 / 10) * 10)
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:.0f}%"))
-        ax.set_ylabel(_say(fmt, ChartWord.SHARE_OF_THRESHOLD))
-        ax.set_xlabel(_say(fmt, ChartWord.CALENDAR_MONTH))
-        ax.grid(axis="y", color=_GRID, linewidth=0.6)
-        ax.set_axisbelow(True)
-        # the key: bar numbers → term ids, then the verdict colours that appear
-        # each term says which side of 100 % passes: ≤ for a cap, ≥ for a floor
-        sides = {p.term_id: "≤" if p.at_most else "≥" for p in points}
-        key = [f"{i + 1}  {_fit(term)} ({sides[term]} 100%)" for i, term in enumerate(terms)]
-        key += [f"■ {fmt.verdict(v)}" for v in VERDICT_COLOURS if v in seen]
-        colours = [_INK] * len(terms) + [VERDICT_COLOURS[v] for v in VERDICT_COLOURS if v in seen]
-        for i, (text, colour) in enumerate(zip(key, colours, strict=True)):
-            ax.text(
-                1.02,
-                1.0 - 0.1 * i,
-                text,
-                transform=ax.transAxes,
-                fontsize=8,
-                va="top",
-                color=colour,
-            )
+                ax.text(
+                    x,
+                    min(share, top),
+                    f"{share:.0f}%",
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                    bbox=_UNDER_TEXT,
+                )
+            ax.axhline(100, color=_INK, linewidth=0.8, linestyle=(0, (4, 2)))  # the threshold
+            ax.set_xticks(range(len(own)), [_tick(fmt, p.window) for p in own], fontsize=6)
+            ax.tick_params(axis="x", length=0, pad=2)
+            ax.tick_params(axis="y", labelsize=6)
+            # at least four slots, so one quarter's bar is as wide as one month's
+            ax.set_xlim(-0.6, max(len(own), 4) - 0.4)
+            ax.set_ylim(0, top * 1.12)
+            ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:.0f}%"))
+            ax.grid(axis="y", color=_GRID, linewidth=0.5)
+            ax.set_axisbelow(True)
+        for n in range(len(terms), rows * columns):
+            axes[n // columns][n % columns].set_visible(False)
+        fig.supylabel(_say(fmt, ChartWord.SHARE_OF_THRESHOLD), fontsize=7)
+        handles = [
+            Patch(color=VERDICT_COLOURS[v], alpha=0.9, label=fmt.verdict(v))
+            for v in VERDICT_COLOURS
+            if v in seen
+        ]
+        if handles:
+            fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=7)
         return _svg(fig, label)
 
 

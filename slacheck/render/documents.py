@@ -40,7 +40,7 @@ from slacheck.render import charts, glossary
 from slacheck.render.credit import credit_claims
 from slacheck.render.details import PeakDetails, details_of
 from slacheck.render.figure import figure_of
-from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text
+from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text, window_kind
 from slacheck.render.inputs import (
     EVIDENCE_COLUMNS,
     AcceptInputs,
@@ -168,6 +168,8 @@ def environment(lang: Lang, zone: str, family: str = "html") -> Environment:
     fmt = Formatter(lang, ZoneInfo(zone))
     env.filters.update(fmt.filters())
     env.filters["breakable"] = breakable if family == "html" else str
+    if family == "html":
+        env.filters["window_short"] = lambda label: window_cell(fmt.window_short(label))
     # `code` in translated prose: a code span in Markdown as it stands, <code> in HTML
     env.filters["ticks"] = code_spans if family == "html" else md_text
     env.filters["money"] = lambda amount, currency: money(amount, currency, lang)
@@ -223,6 +225,18 @@ def breakable(value: Any) -> Markup:
         )
     escaped = str(Markup.escape("\x00".join(pieces)))
     return Markup(escaped.replace("\x00", "<wbr>"))
+
+
+def window_cell(text: str) -> Markup | str:
+    """A window's short label in a table cell. A rolling window's ("2026-07-01/30d") may
+    break after its slash and a Chinese quarter's ("2026年第三季度") after its year, so they fit
+    a narrow column; nothing else breaks ("Jul 2026", "2026年7月")."""
+    for joint in ("/", "年第"):
+        if joint in text:
+            head, tail = text.split(joint, 1)
+            cut = joint[:1]
+            return Markup('<span class="brk">{}<wbr>{}</span>').format(head + cut, joint[1:] + tail)
+    return text
 
 
 def _css() -> Markup:
@@ -503,6 +517,30 @@ def _summary(
     return sorted({r.window for r in ordered}), rows
 
 
+@dataclass(frozen=True, slots=True)
+class SummaryGrid:
+    """The summary's terms of one window kind (calendar months, rolling 30-day windows, the
+    quarter), one column per window of that kind: a grid never mixes kinds, so it holds as
+    many terms as the contract has and at most the windows one period holds of one kind."""
+
+    kind: str  # a ``Window`` value
+    windows: list[str]
+    rows: list[SummaryRow]
+
+
+#: the order the summary's grids come in
+_GRID_ORDER = ("calendar_month", "rolling_30_days", "calendar_quarter")
+
+
+def _grids(contract: Contract, results: Sequence[TermResult]) -> list[SummaryGrid]:
+    grids: list[SummaryGrid] = []
+    for kind in _GRID_ORDER:
+        windows, rows = _summary(contract, [r for r in results if window_kind(r.window) == kind])
+        if rows:
+            grids.append(SummaryGrid(kind, windows, rows))
+    return grids
+
+
 #: the executive summary's order: what needs action first
 _SEVERITY = ("breached", "indeterminate", "not_measurable", "no_data", "met")
 
@@ -598,6 +636,7 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
         "counts": ev.counts(),
         "windows": windows,
         "rows": rows,
+        "grids": _grids(contract, results),
         "results": results,
         "by_kind": by_kind,
         "latency_results": latency_results,
@@ -655,7 +694,9 @@ def monthly_points(contract: Contract, results: Sequence[TermResult]) -> list[ch
         out.append(
             charts.MonthlyPoint(r.term_id, r.window, str(r.verdict), r.observed, target, at_most)
         )
-    return out
+    # the contract's order (the results come time-slice terms after occurrence terms)
+    order = {t.id: i for i, t in enumerate(contract.latency)}
+    return sorted(out, key=lambda p: (order[p.term_id], p.window))
 
 
 def _charts(

@@ -50,9 +50,23 @@ __all__ = [
     "Lang",
     "check_lang",
     "md_cell",
+    "window_kind",
 ]
 
 Lang = Literal["en", "zh"]
+
+
+def window_kind(label: Any) -> str:
+    """The kind of window a result's label names (``windows.py`` writes them): "2026-07" a
+    calendar month, "2026-Q3" a calendar quarter, "2026-07-01/30d" a rolling 30-day window."""
+    text = str(label)
+    if text.endswith("/30d"):
+        return "rolling_30_days"
+    if "-Q" in text:
+        return "calendar_quarter"
+    return "calendar_month"
+
+
 LANGS: tuple[Lang, ...] = ("en", "zh")
 
 
