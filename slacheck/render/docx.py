@@ -48,7 +48,7 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.oxml import serialize_part_xml
 from docx.oxml import OxmlElement, parse_xml
 from docx.oxml.ns import qn
-from docx.shared import Cm, Mm, Pt, RGBColor
+from docx.shared import Cm, Emu, Mm, Pt, RGBColor
 from docx.table import _Cell
 from docx.text.paragraph import Paragraph
 
@@ -526,11 +526,13 @@ class _Writer:
                 self.cell(target, cell, head)
                 col += span
         widths = _widths(node, width)
-        if widths:
-            total = Mm(210 - 32)
+        if widths:  # the colgroup's shares of the text width (A4 less the margins)
+            table.autofit = False
+            total = Mm(210 - 2 * 16)
             for column, share in zip(table.columns, widths, strict=True):
+                column.width = Emu(int(total * share))
                 for c in column.cells:
-                    c.width = int(total * share)
+                    c.width = Emu(int(total * share))
         if isinstance(where, _Cell):
             return
         # a paragraph after every table: Word joins two tables that touch
