@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import io
 import re
+import unicodedata
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -250,6 +251,9 @@ def _add_styles(doc: Any) -> None:
     note.base_style = normal
     note.font.size = Pt(9)
     note.paragraph_format.left_indent = Cm(0.5)
+    # as the PDF sets a reviewer note apart: a rule on its left, a light band
+    _border(note.element.get_or_add_pPr(), "left", "AFB8C1", size=18)
+    _shade(note.element.get_or_add_pPr(), "F6F8FA")
     code = styles.add_style("Code", WD_STYLE_TYPE.CHARACTER)
     code.font.name = MONO_FONT  # Latin runs; East Asian ones keep the CJK face
     code.font.size = Pt(8.5)
@@ -380,8 +384,11 @@ class _Inline:
                 self.text(child, inner)
             else:
                 self.node(child, inner)
-        if "no" in node.classes and _style_name(self.paragraph) == "Clause":
-            self.tab()  # the clause number hangs in the indent
+        if "no" in node.classes:
+            if _style_name(self.paragraph) == "Clause":
+                self.tab()  # the clause number hangs in the indent
+            else:
+                self.space = True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -515,8 +522,7 @@ class _Writer:
         table = where.add_table(rows=len(rows), cols=width)
         table.style = self.doc.styles["Table Grid"]
         for (_, head), row, word_row in zip(rows, cells, table.rows, strict=True):
-            if head:
-                _repeat_header(word_row)
+            _keep_row(word_row, head)
             col = 0
             for cell in row:
                 span = _span(cell)
@@ -525,8 +531,9 @@ class _Writer:
                     target = target.merge(word_row.cells[col + span - 1])
                 self.cell(target, cell, head)
                 col += span
-        widths = _widths(node, width)
-        if widths:  # the colgroup's shares of the text width (A4 less the margins)
+        # the colgroup's shares of the text width (A4 less the margins), else shares by content
+        widths = _widths(node, width) or _content_widths(cells, width)
+        if widths:
             table.autofit = False
             total = Mm(210 - 2 * 16)
             for column, share in zip(table.columns, widths, strict=True):
@@ -547,14 +554,59 @@ class _Writer:
             first._p.getparent().remove(first._p)
 
 
+#: what follows ``w:pBdr`` and ``w:shd`` in a ``w:pPr`` (the schema's order, which Word holds to)
+_AFTER_BORDER = (
+    "w:shd",
+    "w:tabs",
+    "w:suppressAutoHyphens",
+    "w:kinsoku",
+    "w:wordWrap",
+    "w:overflowPunct",
+    "w:topLinePunct",
+    "w:autoSpaceDE",
+    "w:autoSpaceDN",
+    "w:bidi",
+    "w:adjustRightInd",
+    "w:snapToGrid",
+    "w:spacing",
+    "w:ind",
+    "w:contextualSpacing",
+    "w:mirrorIndents",
+    "w:suppressOverlap",
+    "w:jc",
+    "w:textDirection",
+    "w:textAlignment",
+    "w:textboxTightWrap",
+    "w:outlineLvl",
+    "w:divId",
+    "w:cnfStyle",
+    "w:rPr",
+    "w:sectPr",
+    "w:pPrChange",
+)
+
+
+def _border(ppr: Any, side: str, colour: str, size: int = 6) -> None:
+    """A border on one side of a paragraph (or a paragraph style), in the schema's place."""
+    borders = ppr.find(qn("w:pBdr"))
+    if borders is None:
+        borders = OxmlElement("w:pBdr")
+        ppr.insert_element_before(borders, *_AFTER_BORDER)
+    line = OxmlElement(
+        f"w:{side}",
+        {qn("w:val"): "single", qn("w:sz"): str(size), qn("w:space"): "4", qn("w:color"): colour},
+    )
+    borders.append(line)
+
+
+def _shade(ppr: Any, fill: str) -> None:
+    shade = OxmlElement("w:shd", {qn("w:val"): "clear", qn("w:color"): "auto", qn("w:fill"): fill})
+    ppr.insert_element_before(shade, *_AFTER_BORDER[1:])
+
+
 def _rule(paragraph: Paragraph) -> None:
     """A paragraph drawn as a line to write on: its bottom border, no text."""
-    borders = OxmlElement("w:pBdr")
-    bottom = OxmlElement("w:bottom")
-    for k, v in (("w:val", "single"), ("w:sz", "6"), ("w:space", "1"), ("w:color", "24292F")):
-        bottom.set(qn(k), v)
-    borders.append(bottom)
-    paragraph._p.get_or_add_pPr().append(borders)
+    _border(paragraph._p.get_or_add_pPr(), "bottom", "24292F")
     paragraph.paragraph_format.space_before = Pt(14)
 
 
@@ -563,14 +615,37 @@ def _span(cell: Node) -> int:
     return int(span) if span.isdigit() and int(span) > 0 else 1
 
 
-def _repeat_header(row: Any) -> None:
+def _keep_row(row: Any, head: bool) -> None:
+    """A row is never split across pages (as the stylesheet keeps a table row whole); a header
+    row is repeated at the top of each page the table runs onto."""
     tr_pr = row._tr.get_or_add_trPr()
-    mark = OxmlElement("w:tblHeader")
-    mark.set(qn("w:val"), "true")
-    tr_pr.append(mark)
+    tr_pr.append(OxmlElement("w:cantSplit", {qn("w:val"): "true"}))
+    if head:
+        tr_pr.append(OxmlElement("w:tblHeader", {qn("w:val"): "true"}))
 
 
 _WIDTH = re.compile(r"width:\s*([0-9.]+)%")
+
+
+def _width_of(text: str) -> int:
+    """Text's width in half-ems, roughly: a CJK (wide) character counts two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _content_widths(rows: list[list[Node]], columns: int) -> list[float] | None:
+    """Columns' shares as an autofit would size them: by their longest cell (a label column
+    narrow, a sentence column wide), each between a floor and a cap."""
+    longest = [4] * columns
+    for row in rows:
+        col = 0
+        for cell in row:
+            span = _span(cell)
+            if span == 1:
+                text = _SPACE.sub(" ", cell.text()).strip()
+                longest[col] = max(longest[col], min(_width_of(text), 60))
+            col += span
+    total = sum(longest)
+    return [n / total for n in longest] if columns > 1 else None
 
 
 def _widths(table: Node, columns: int) -> list[float] | None:
@@ -640,6 +715,9 @@ def _page(doc: Any, lang: str, running: str) -> None:
         footer.add_run(words[at:])
     for run in footer.runs:
         run.font.size = Pt(7.5)
+    for name in ("Header", "Footer"):  # field results take the paragraph's size
+        if name in [st.name for st in doc.styles]:
+            doc.styles[name].font.size = Pt(7.5)
     footer.alignment = WD_ALIGN_PARAGRAPH.RIGHT  # as the PDF's page number
 
 
