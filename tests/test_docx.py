@@ -41,8 +41,9 @@ from pydantic import ValidationError
 from slacheck import textsafe
 from slacheck.contract.load import load_contract, load_contract_text
 from slacheck.contract.model import Contract
+from slacheck.errors import UsageError
 from slacheck.prepare import prepare_accept
-from slacheck.render.documents import DocFormat, render_accept, render_draft
+from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
 from slacheck.render.docx import CJK_FALLBACK, CJK_FONT, html_to_docx
 from slacheck.render.inputs import AcceptInputs
 from slacheck.trace.generate import TrafficProfile, generate, write
@@ -531,3 +532,33 @@ def test_arbitrary_unicode_in_contract_strings(text: str) -> None:
         assert _raw_in_package(docx) == []
         body = "".join(p.text for p in word.paragraphs)
         assert norm(textsafe.visible(contract.contract.vendor)) in norm(body)
+
+
+# ---------------------------------------------------------------------------------------------
+# the commands
+
+
+def test_draft_and_accept_write_word_the_report_says_what_it_writes(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from slacheck.cli import app
+
+    runner = CliRunner()
+    for command in ("draft", "accept"):
+        out = tmp_path / f"{command}.docx"
+        done = runner.invoke(app, [command, str(BASE), "-o", str(out), "--lang", "zh"])
+        assert done.exit_code == 0, done.output
+        assert Document(str(out)).paragraphs  # opens
+        assert ".docx" in runner.invoke(app, [command, "--help"]).output
+    traffic = tmp_path / "traffic.parquet"
+    traffic.write_bytes(b"PAR1")  # never read: the format is refused first
+    done = runner.invoke(
+        app,
+        ["report", str(BASE), str(traffic), "--period", "2026-Q3", "-o", str(tmp_path / "r.docx")],
+    )
+    assert done.exit_code == 2
+    assert "report is not written as docx" in done.output and "pdf, html, md" in done.output
+    assert not (tmp_path / "r.docx").exists()
+    assert ".docx" not in runner.invoke(app, ["report", "--help"]).output.split("Options")[1]
+    with pytest.raises(UsageError, match="report is not written as docx"):
+        render_report(None, lang="en", fmt=DocFormat.DOCX)  # type: ignore[arg-type]

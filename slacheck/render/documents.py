@@ -145,7 +145,8 @@ _EXTENSIONS = {
 def format_for(path: Path, override: str | None, doc: str | None = None) -> DocFormat:
     """The output format: ``override`` (``--format``) if given, else from the file's extension;
     with ``doc`` ("draft", "accept", "report"), one that document is written in (``WRITES``)."""
-    formats = WRITES[doc] if doc is not None else tuple(DocFormat)
+    # a document WRITES does not name is written in every format
+    formats = WRITES.get(doc, tuple(DocFormat)) if doc is not None else tuple(DocFormat)
     known = ", ".join(f.value for f in formats)
     if override is not None:
         try:

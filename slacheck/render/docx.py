@@ -695,29 +695,50 @@ def _text(value: str) -> Any:
 _PLACEHOLDER = re.compile(r"%\((page|pages)\)s")
 
 
-def _page(doc: Any, lang: str, running: str) -> None:
+#: the PDF's page footer in the document's stylesheet: quoted text and page counters
+_COUNTER_BOX = re.compile(r"@bottom-right\s*\{[^}]*?content:\s*([^;]+);", re.S)
+_CSS_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|counter\((pages?)\)')
+
+
+def _footer_parts(root: Node, lang: str) -> list[str | None]:
+    """The page footer as the PDF prints it, read from the document's own stylesheet (so the
+    two cannot differ): text pieces, and "page" / "pages" where a counter goes. Without one,
+    the catalogue's "Page %(page)s of %(pages)s"."""
+    style = "".join(n.text() for n in root.iter() if n.tag == "style")
+    m = _COUNTER_BOX.search(style)
+    parts: list[str | None] = []
+    if m:
+        for text, counter in _CSS_TOKEN.findall(m.group(1)):
+            parts.append(counter or re.sub(r"\\(.)", r"\1", text))
+        if "page" in parts:
+            return parts
+    words = translations(lang).gettext("Page %(page)s of %(pages)s")
+    at = 0
+    parts = []
+    for p in _PLACEHOLDER.finditer(words):
+        parts += [words[at : p.start()], p.group(1)]
+        at = p.end()
+    return [*parts, words[at:]]
+
+
+def _page(doc: Any, root: Node, lang: str, running: str) -> None:
     section = doc.sections[0]
     section.page_width, section.page_height = Mm(210), Mm(297)
     section.top_margin, section.bottom_margin = Mm(18), Mm(20)
     section.left_margin = section.right_margin = Mm(16)
-    header = section.header.paragraphs[0]
-    header.add_run(visible(running)).font.size = Pt(7.5)
-    footer = section.footer.paragraphs[0]
-    # the footer's words from the catalogue, the page numbers as Word fields
-    words = translations(lang).gettext("Page %(page)s of %(pages)s")
-    at = 0
-    for m in _PLACEHOLDER.finditer(words):
-        if m.start() > at:
-            footer.add_run(words[at : m.start()])
-        _field(footer, "PAGE" if m.group(1) == "page" else "NUMPAGES")
-        at = m.end()
-    if at < len(words):
-        footer.add_run(words[at:])
-    for run in footer.runs:
-        run.font.size = Pt(7.5)
     for name in ("Header", "Footer"):  # field results take the paragraph's size
         if name in [st.name for st in doc.styles]:
             doc.styles[name].font.size = Pt(7.5)
+    header = section.header.paragraphs[0]
+    header.add_run(visible(running)).font.size = Pt(7.5)
+    footer = section.footer.paragraphs[0]
+    for part in _footer_parts(root, lang):  # the page numbers as Word fields
+        if part in ("page", "pages"):
+            _field(footer, "PAGE" if part == "page" else "NUMPAGES")
+        elif part:
+            footer.add_run(visible(part))
+    for run in footer.runs:
+        run.font.size = Pt(7.5)
     footer.alignment = WD_ALIGN_PARAGRAPH.RIGHT  # as the PDF's page number
 
 
@@ -739,7 +760,7 @@ def html_to_docx(html: str) -> bytes:
     _set_fonts(doc, lang)  # after the styles are added: every one gets the East Asian face
     body = root.find("body") or root
     running = next((n for n in body.iter() if "doc-id" in n.classes), None)
-    _page(doc, lang, _SPACE.sub(" ", running.text()).strip() if running else "")
+    _page(doc, root, lang, _SPACE.sub(" ", running.text()).strip() if running else "")
     title = root.find("title")
     props = doc.core_properties
     props.title = visible(_SPACE.sub(" ", title.text()).strip()) if title else ""
