@@ -11,13 +11,13 @@ to its Word counterpart, whatever the templates put in it —
   start (a Word numbering instance per list, so a list never continues the one before);
 * ``dl`` → *Definition Term* and *Definition* paragraphs;
 * ``table`` → a Word table in the *Table Grid* style, header rows repeated on every page,
-  column widths from the ``colgroup`` when it gives them;
+  rows kept whole, column widths from the ``colgroup`` when it gives them, else by content;
 * ``strong`` / ``em`` / ``code`` / ``sup`` / ``sub`` / ``br`` → bold, italic, the *Code*
   character style, superscript, subscript, a line break;
 * ``section``, ``header``, ``div``, ``aside``, ``figure`` → their content, block by block (an
   ``aside`` in the *Note* style); ``svg``, ``style``, ``script`` and ``wbr`` → nothing;
-* the running ``.doc-id`` → the page header, and the footer says "Page N of M" in the
-  document's language (Word fields).
+* the running ``.doc-id`` → the page header, and the footer says "Page N of M" with the
+  words of the PDF's footer (read from the document's stylesheet; Word fields for the numbers).
 
 Text: the HTML reaching here has passed the text-safety rule (``textsafe.visible``, applied by
 ``render.documents`` to every document); each run goes through it again after the entities
