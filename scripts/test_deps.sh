@@ -11,7 +11,8 @@
 #   - validate a bad contract → exit 2 with the problem located; a good one → exit 0
 #   - generate traffic, check the demo contract → the demo's verdicts (exit 1: a term breached),
 #     and the same verdicts at both ends
-#   - draft, accept and report in PDF, HTML and Markdown, English and Chinese
+#   - draft, accept and report in PDF, HTML and Markdown, draft and accept in Word (.docx),
+#     English and Chinese
 #   - the test modules that pin the CLI's exit codes, the terminal's output and help text, and
 #     the documents' golden text and PDF fonts
 #
@@ -117,6 +118,12 @@ for r in doc["terms"]:
         expect 0 "$S" report demo.yaml small.parquet --period 2026-Q3 --issued 2026-10-05 \
           -o "report.$lang.$fmt" --lang "$lang"
       done
+      # Word: the draft and the acceptance criteria (the documents counsel redlines)
+      expect 0 "$S" draft demo.yaml -o "draft.$lang.docx" --lang "$lang"
+      expect 0 "$S" accept demo.yaml small.parquet -o "accept.$lang.docx" --lang "$lang"
+    done
+    for f in ./*.docx; do
+      head -c 2 "$f" | grep -q "PK" || fail "$f is not a Word document"
     done
     for f in ./*.pdf; do
       head -c 5 "$f" | grep -q "%PDF-" || fail "$f is not a PDF"

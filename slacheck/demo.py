@@ -141,6 +141,9 @@ def run_demo(
                 f"report.{lang}.{fmt.value}",
                 render_report(report_inputs, lang=lang, fmt=fmt),
             )
+        # Word: the two documents counsel redline
+        save(f"draft.{lang}.docx", render_draft(contract, lang=lang, fmt=DocFormat.DOCX))
+        save(f"accept.{lang}.docx", render_accept(accept_inputs, lang=lang, fmt=DocFormat.DOCX))
     return DemoResult(out, tuple(files), fields, evaluation)
 
 

@@ -44,7 +44,15 @@ __all__ = [
 ]
 
 #: the light install's direct dependencies (distribution names), as pyproject.toml lists them
-CORE: tuple[str, ...] = ("pydantic", "ruamel.yaml", "typer", "rich", "jinja2", "babel")
+CORE: tuple[str, ...] = (
+    "pydantic",
+    "ruamel.yaml",
+    "typer",
+    "rich",
+    "jinja2",
+    "babel",
+    "python-docx",
+)
 #: extras a default install has: every command but --engine spark works with these
 REQUIRED_EXTRAS: tuple[str, ...] = ("engine", "charts", "pdf")
 

@@ -18,7 +18,8 @@ Each is written as its escape, ``\\x1b``, ``\\u202e``, ``\\U000e0001`` (``\\u00X
 surrogate pairs in JSON, where that is the string's own escape): visible, ASCII, and valid
 in every format slacheck writes (XML 1.0, JSON, YAML, HTML, Markdown, a terminal). The rule is
 applied where an output is made: the terminal (``console.safe``), every document template's
-text (``render.documents``: HTML, Markdown, and the PDF made from the HTML), claim letters,
+text (``render.documents``: HTML, Markdown, and the PDF and DOCX made from the HTML; the DOCX
+converter applies it again to each run after decoding entities), claim letters,
 JUnit XML, OpenSLO YAML and JSON.
 """
 

@@ -75,6 +75,7 @@ def test_the_light_install_does_contract_work_and_names_the_extra(tmp_path: Path
         (["export", "openslo", str(DEMO)], 0, "openslo/v1"),
         (["draft", str(ZH), "-o", str(tmp_path / "d.md"), "--lang", "zh"], 0, "d.md"),
         (["draft", str(WEAK), "-o", str(tmp_path / "d.html")], 0, "d.html"),
+        (["draft", str(WEAK), "-o", str(tmp_path / "d.docx")], 0, "d.docx"),
         (["check", str(DEMO), str(traffic)], 2, "pip install 'slacheck[engine]'"),
         (["draft", str(WEAK), "-o", str(tmp_path / "d.pdf")], 2, "pip install 'slacheck[pdf]'"),
     ]

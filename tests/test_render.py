@@ -302,7 +302,11 @@ def test_format_for() -> None:
     with pytest.raises(UsageError, match="extension"):
         format_for(Path("report"), None)
     with pytest.raises(UsageError, match="unknown format"):
-        format_for(Path("r.html"), "docx")
+        format_for(Path("r.html"), "odt")
+    assert format_for(Path("d.DOCX"), None, "draft") is DocFormat.DOCX
+    assert format_for(Path("a.docx"), None, "accept") is DocFormat.DOCX
+    with pytest.raises(UsageError, match=r"report is not written as docx.*pdf, html, md"):
+        format_for(Path("r.docx"), None, "report")
     assert set(FORMATS) == set(DocFormat)
     assert FORMATS[DocFormat.PDF].family == "html" and FORMATS[DocFormat.MD].charts is False
 

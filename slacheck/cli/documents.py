@@ -43,8 +43,19 @@ from slacheck.version import __version__
 # Documents and the demo
 
 LangOpt = Annotated[Lang, typer.Option("--lang", help="en or zh.")]
-OutOpt = Annotated[Path, typer.Option("-o", "--output", help="File to write (.pdf, .html, .md).")]
+# the draft and the acceptance criteria are also written for Word (.docx, for redlining); the
+# report, with its charts, as PDF, HTML or Markdown (render.documents.WRITES)
+OutOpt = Annotated[
+    Path, typer.Option("-o", "--output", help="File to write (.pdf, .docx, .html, .md).")
+]
 DocFormatOpt = Annotated[
+    str | None,
+    typer.Option("--format", help="pdf, docx, html or md (default: from the extension)."),
+]
+ReportOutOpt = Annotated[
+    Path, typer.Option("-o", "--output", help="File to write (.pdf, .html, .md).")
+]
+ReportFormatOpt = Annotated[
     str | None, typer.Option("--format", help="pdf, html or md (default: from the extension).")
 ]
 IssuedOpt = Annotated[
@@ -97,11 +108,14 @@ def _write_document(output: Path, data: bytes, inputs: list[Path], lang: str = "
 def draft(
     contract: ContractArg, output: OutOpt, lang: LangOpt = Lang.en, fmt: DocFormatOpt = None
 ) -> None:
-    """Clause draft from the contract, with the clause review as reviewer notes."""
+    """Clause draft from the contract, with the clause review as reviewer notes.
+
+    Writes PDF, Word (.docx, for redlining: the same clauses, headings, lists and tables as
+    Word styles), HTML or Markdown."""
     from slacheck.contract.load import load_contract
     from slacheck.render.documents import format_for, render_draft
 
-    kind = format_for(output, fmt)
+    kind = format_for(output, fmt, "draft")
     check_target(output, [contract])
     data = render_draft(load_contract(contract), lang=lang.value, fmt=kind)
     _write_document(output, data, [contract], lang.value)
@@ -132,12 +146,14 @@ def accept(
     verbose: VerboseOpt = False,
 ) -> None:
     """Acceptance criteria per term: test period and traffic, who runs it, how each verdict
-    counts, re-test and evidence; with traces, the eight-item field check; a sign-off block."""
+    counts, re-test and evidence; with traces, the eight-item field check; a sign-off block.
+
+    Writes PDF, Word (.docx, for redlining), HTML or Markdown."""
     from slacheck.contract.load import load_contract
     from slacheck.prepare import prepare_accept
     from slacheck.render.documents import format_for, render_accept
 
-    kind = format_for(output, fmt)
+    kind = format_for(output, fmt, "accept")
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
     c = load_contract(contract)
@@ -159,10 +175,10 @@ def accept(
 def report(
     contract: ContractArg,
     traces: TracesArg,
-    output: OutOpt,
+    output: ReportOutOpt,
     period: Annotated[str, typer.Option("--period", help="Quarter (2026-Q3) or month.")],
     lang: LangOpt = Lang.en,
-    fmt: DocFormatOpt = None,
+    fmt: ReportFormatOpt = None,
     trace_format: FormatOpt = None,
     mapping: MappingOpt = None,
     engine: EngineOpt = "duckdb",
@@ -173,8 +189,9 @@ def report(
 ) -> None:
     """Quarterly compliance report: verdicts per term and month, charts, credits, evidence.
 
-    Writes the evidence appendix (CSV: every call counted as failed, undecided or excluded) beside
-    the report."""
+    Writes PDF, HTML or Markdown (no Word form: the draft and the acceptance criteria are the
+    documents to redline), and the evidence appendix (CSV: every call counted as failed,
+    undecided or excluded) beside the report."""
     from slacheck.contract.load import load_contract
     from slacheck.prepare import prepare_report
     from slacheck.render.claim import ClaimSays
@@ -182,7 +199,7 @@ def report(
     from slacheck.render.documents import format_for, render_report
     from slacheck.render.inputs import evidence_path
 
-    kind = format_for(output, fmt)
+    kind = format_for(output, fmt, "report")
     issue_date = _issue_date(issued)
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ASSUMED_STEPS_PER_TASK",
     "FORMATS",
+    "WRITES",
     "DocFormat",
     "Renderer",
     "environment",
@@ -79,6 +80,7 @@ class DocFormat(StrEnum):
     HTML = "html"
     MD = "md"
     PDF = "pdf"
+    DOCX = "docx"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,14 @@ def _pdf(html: str) -> bytes:
     return html_to_pdf(html)
 
 
+def _docx(html: str) -> bytes:
+    # python-docx loads only when a Word document is asked for; it is built from the very
+    # HTML the PDF is laid out from, so both say the same
+    from slacheck.render.docx import html_to_docx
+
+    return html_to_docx(html)
+
+
 FORMATS: dict[DocFormat, Renderer] = {}
 
 
@@ -114,6 +124,15 @@ def register_format(fmt: DocFormat, renderer: Renderer) -> None:
 register_format(DocFormat.HTML, Renderer("html", charts=True, finish=_utf8))
 register_format(DocFormat.MD, Renderer("md", charts=False, finish=_utf8))
 register_format(DocFormat.PDF, Renderer("html", charts=True, finish=_pdf))
+register_format(DocFormat.DOCX, Renderer("html", charts=False, finish=_docx))
+
+#: the formats each document is written in: Word for the documents counsel redlines (the
+#: clause draft, the acceptance criteria); the report's charts have no Word form
+WRITES: dict[str, tuple[DocFormat, ...]] = {
+    "draft": (DocFormat.PDF, DocFormat.DOCX, DocFormat.HTML, DocFormat.MD),
+    "accept": (DocFormat.PDF, DocFormat.DOCX, DocFormat.HTML, DocFormat.MD),
+    "report": (DocFormat.PDF, DocFormat.HTML, DocFormat.MD),
+}
 
 _EXTENSIONS = {
     ".html": DocFormat.HTML,
@@ -121,23 +140,34 @@ _EXTENSIONS = {
     ".md": DocFormat.MD,
     ".markdown": DocFormat.MD,
     ".pdf": DocFormat.PDF,
+    ".docx": DocFormat.DOCX,
 }
 
 
-def format_for(path: Path, override: str | None) -> DocFormat:
-    """The output format: ``override`` (``--format``) if given, else from the file's extension."""
-    known = ", ".join(f.value for f in DocFormat)
+def format_for(path: Path, override: str | None, doc: str | None = None) -> DocFormat:
+    """The output format: ``override`` (``--format``) if given, else from the file's extension;
+    with ``doc`` ("draft", "accept", "report"), one that document is written in (``WRITES``)."""
+    # a document WRITES does not name is written in every format
+    formats = WRITES.get(doc, tuple(DocFormat)) if doc is not None else tuple(DocFormat)
+    known = ", ".join(f.value for f in formats)
     if override is not None:
         try:
-            return DocFormat(override.strip().lower())
+            fmt = DocFormat(override.strip().lower())
         except ValueError:
             raise UsageError(f"unknown format {override!r}; use one of {known}") from None
-    fmt = _EXTENSIONS.get(path.suffix.lower())
-    if fmt is None:
-        raise UsageError(
-            f"cannot tell the format of {path} from its extension; name it .html, .md or .pdf, "
-            f"or pass --format ({known})"
-        )
+    else:
+        found = _EXTENSIONS.get(path.suffix.lower())
+        if found is None:
+            names = ", ".join(f".{f.value}" for f in formats[:-1]) + f" or .{formats[-1].value}"
+            raise UsageError(
+                f"cannot tell the format of {path} from its extension; name it {names}, "
+                f"or pass --format ({known})"
+            )
+        fmt = found
+    if fmt not in formats:
+        word = [d for d, f in WRITES.items() if fmt in f]
+        also = f" ({fmt.value} is written for the {' and '.join(word)})" if word else ""
+        raise UsageError(f"the {doc} is not written as {fmt.value}{also}; use one of {known}")
     return fmt
 
 
@@ -613,6 +643,9 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
     renderer = FORMATS.get(fmt)
     if renderer is None:
         raise UsageError(f"no renderer registered for format {fmt!r}")
+    if fmt not in WRITES["report"]:
+        known = ", ".join(f.value for f in WRITES["report"])
+        raise UsageError(f"the report is not written as {fmt.value}; it is written as {known}")
     contract = inputs.contract
     ev = inputs.evaluation
     results = sorted(ev.results, key=_term_key(contract))
