@@ -327,9 +327,11 @@ def test_the_docx_holds_the_pdfs_text_no_more_no_less(
 
 def _appears(cell: str, pdf: str, reach: int = 400) -> bool:
     """``cell`` is in the PDF's text: whole, or (a cell that wraps, its lines read between its
-    neighbours' lines) its characters in order within ``reach`` characters."""
+    neighbours' lines) its characters in order within ``reach`` characters — or, for a long
+    cell, within twice its length plus ``reach``."""
     if cell in pdf:
         return True
+    reach = max(reach, 2 * len(cell) + reach)
     head = cell[: min(3, len(cell))]
     start = pdf.find(head)
     while start >= 0:
