@@ -257,6 +257,43 @@ def test_every_hash_the_report_prints_is_reproducible(
     assert set(files) <= seen, "an input's hash is missing from the report"
 
 
+def test_the_command_the_report_prints_recomputes_it(tmp_path: Path) -> None:
+    """Run in the folder that holds the inputs, the command the report's evidence section prints
+    writes the same report again, byte for byte."""
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copy(CONTRACT, tmp_path / CONTRACT.name)
+    _trace(tmp_path / "traffic.parquet", tasks=30, days=4)
+
+    def run(words: list[str]) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "slacheck", *words], cwd=tmp_path, capture_output=True
+        )
+        assert done.returncode in (0, 1), done.stderr.decode()
+
+    first = [
+        "report",
+        CONTRACT.name,
+        "traffic.parquet",
+        "--period",
+        PERIOD,
+        "--issued",
+        "2026-08-20",
+        "-o",
+        "first.md",
+    ]
+    run(first)
+    text = (tmp_path / "first.md").read_text(encoding="utf-8")
+    (command,) = re.findall(r"`(slacheck report [^`]*)`", text)
+    words = shlex.split(command)
+    assert words[:2] == ["slacheck", "report"] and words[-2:] == ["-o", "report.md"]
+    run(words[1:])
+    assert (tmp_path / "report.md").read_bytes() == (tmp_path / "first.md").read_bytes()
+
+
 def test_same_inputs_same_bytes(
     contract: Contract, report_inputs: ReportInputs, render: Render
 ) -> None:

@@ -24,7 +24,9 @@ import ibis
 import ibis.expr.types as ir
 
 from slacheck.checks.registry import check
-from slacheck.contract.model import Period, RateLimit, RateLimitBasis, Window
+from slacheck.contract.criterion import Comparison
+from slacheck.contract.model import Direction, Period, RateLimit, RateLimitBasis, Window
+from slacheck.contract.readings import AtTheLimit
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import CheckContext
 from slacheck.metering.ratelimit import bucket_amounts, period_us, under_limit_expr
@@ -45,7 +47,7 @@ class RateLimitSays(MessageCode):
 
     CRITERION = NC_(
         "check.rate_limit.criterion",
-        "no call throttled while traffic was ≤ {rate} ({basis}, UTC-aligned {period} buckets)",
+        "no call throttled while traffic was {cmp} {rate} ({basis}, UTC-aligned {period} buckets)",
     )
     RATE = NC_("check.rate_limit.rate", "{amount} {unit}/{period}")
     REQUESTS = NC_("check.rate_limit.unit.requests", "requests")
@@ -129,9 +131,15 @@ def _sig(x: float) -> float:
     return float(f"{x:.4g}")
 
 
-def _criterion(rl: RateLimit) -> Message:
+def _criterion(rl: RateLimit, at_the_limit: AtTheLimit) -> Message:
+    # a period exactly at the limit is within it unless readings.at_the_limit says beyond
+    # (metering.ratelimit applies the same comparison)
+    cmp = Comparison.of(Direction.AT_MOST, at_the_limit).symbol()
     return RateLimitSays.CRITERION(
-        rate=_rate(rl, rl.limit, _UNIT[rl.basis]), basis=str(rl.basis), period=_PERIOD[rl.period]()
+        cmp=cmp,
+        rate=_rate(rl, rl.limit, _UNIT[rl.basis]),
+        basis=str(rl.basis),
+        period=_PERIOD[rl.period](),
     )
 
 
@@ -245,7 +253,7 @@ def _window_result(
             verdict=verdict,
             observed=observed,
             unit="calls",
-            criterion_message=_criterion(rl),
+            criterion_message=_criterion(rl, ctx.contract.readings.at_the_limit),
             good=calls - under,
             total=calls,
             examples=ex,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -331,6 +332,24 @@ def _inputs(
         key=lambda i: (i.name, i.sha256),
     )
     return (first, *traces)
+
+
+def reproduce_command(inputs: ReportInputs, lang: str, fmt: DocFormat) -> str:
+    """The command that recomputes every figure of the report, run in the folder that holds
+    the inputs (named as the inputs table names them): the same contract and trace files, the
+    same period, issue date, claimed windows, engine and language."""
+    contract = inputs.contract_file.name if inputs.contract_file is not None else "CONTRACT"
+    traces = sorted({Path(s.path).name for s in inputs.evaluation.sources}) or ["TRACES"]
+    words = ["slacheck", "report", contract, *traces, "--period", inputs.period]
+    words += ["--issued", inputs.issued.isoformat()]
+    for window in sorted(inputs.claimed):
+        words += ["--claimed", window]
+    if inputs.evaluation.engine != "duckdb":
+        words += ["--engine", inputs.evaluation.engine]
+    if lang != "en":
+        words += ["--lang", lang]
+    words += ["-o", f"report.{fmt.value}"]
+    return shlex.join(words)
 
 
 def _file_sha256(path: Path) -> str | None:
@@ -689,6 +708,7 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
             for k, v in sorted(ev.quality.examples.items())
         },
         "inputs": _inputs(contract, inputs.contract_file, ev.sources),
+        "reproduce": reproduce_command(inputs, lang, fmt),
         "traffic": inputs.traffic,
         "issued": inputs.issued,
         "doc_version": "1.0",
