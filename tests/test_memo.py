@@ -177,5 +177,13 @@ def test_memo_command_cites_lines_and_exits_as_lint(tmp_path: Path) -> None:
     assert "`latency[0].measurement_point`, line " in text
     assert "`contract.time_zone` (not written in the contract file)" in text
     assert "SHA-256 `" in text and "of the file's bytes" in text
-    pdf_help = runner.invoke(app, ["memo", "--help"])
-    assert pdf_help.exit_code == 0 and "not part of the contract" in pdf_help.output
+    zh = tmp_path / "memo.zh.html"
+    result = runner.invoke(
+        app, ["memo", str(CONTRACTS / "strong-cn-task-e2e.yaml"), "-o", str(zh), "--lang", "zh"]
+    )
+    assert result.exit_code == 1 and "已写入" in result.output, result.output
+    assert "审阅备忘录（非合同文件）" in zh.read_text(encoding="utf-8")
+    helped = runner.invoke(app, ["memo", "--help"])
+    assert helped.exit_code == 0 and "not part of the contract" in helped.output
+    drafted = runner.invoke(app, ["draft", "--help"])
+    assert "contract language only" in drafted.output and "reviewer notes" not in drafted.output
