@@ -103,12 +103,13 @@ def memo(
 
     Exit 1 when the review finds anything, as `slacheck lint` does."""
     from slacheck.contract.load import read_contract
-    from slacheck.render.documents import format_for, memo_entries, render_memo
+    from slacheck.contract.review import review
+    from slacheck.render.documents import format_for, render_memo
 
     kind = format_for(output, fmt)
     check_target(output, [contract])
     loaded = read_contract(contract)
-    findings = [e.finding for e in memo_entries(loaded.contract)]
+    findings = review(loaded.contract)
     # a field the file writes is cited by its line; one it leaves out (0), as not written
     lines = {f.path: loaded.field_line(f.field) for f in findings}
     data = render_memo(
