@@ -1,7 +1,7 @@
 """Write docs/<doc>.<lang>.png: the first page of each of the demo's PDFs, for the README."""
 
-# The README shows the first page of the clause draft, the acceptance criteria and the
-# compliance report, in English and Chinese. They are taken from `make demo`'s PDFs
+# The README shows the first page of the clause draft, the review memo, the acceptance criteria
+# and the compliance report, in English and Chinese. They are taken from `make demo`'s PDFs
 # (demo-out/, whose content is fixed: seeded traffic and a fixed issue date) by poppler's
 # pdftoppm. Run `make demo` first, or pass --run to run the demo into a temporary folder.
 
@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ("draft", "accept", "report")
+DOCS = ("draft", "memo", "accept", "report")
 LANGS = ("en", "zh")
 
 

@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from slacheck.console import ITEM_NAMES, STATUS_NAMES, VERDICT_NAMES, observed, verdict_counts
-from slacheck.contract.load import load_contract_text
+from slacheck.contract.load import read_contract_text
 from slacheck.contract.review import review
 from slacheck.evaluation import evaluate
 from slacheck.match.fields import FieldCheck, check_fields
@@ -74,7 +74,13 @@ def run_demo(
     from slacheck.budget import analyse
     from slacheck.prepare import prepare_accept, prepare_report
     from slacheck.render.budget import to_markdown as budget_markdown
-    from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
+    from slacheck.render.documents import (
+        DocFormat,
+        render_accept,
+        render_draft,
+        render_memo,
+        render_report,
+    )
     from slacheck.render.inputs import evidence_name
 
     out.mkdir(parents=True, exist_ok=True)
@@ -90,7 +96,8 @@ def run_demo(
 
     text = resources.files("slacheck.contract").joinpath("starters/demo.yaml").read_text("utf-8")
     save("contract.yaml", text)
-    contract = load_contract_text(text, str(out / "contract.yaml"))
+    loaded = read_contract_text(text, str(out / "contract.yaml"))
+    contract = loaded.contract
 
     progress(render(DemoSays.GENERATING(n=tasks, days=DemoSays.DAYS(n=days)), "en"))
     trace_path = out / "traffic.parquet"
@@ -108,6 +115,8 @@ def run_demo(
 
     progress(render(DemoSays.REVIEWING(), "en"))
     findings = review(contract)
+    # the review memo cites each finding's line in the contract file (0: a field it leaves out)
+    lines = {f.path: loaded.field_line(f.field) for f in findings}
     save("lint.json", jsonout.dumps({"findings": [f.to_dict() for f in findings]}))
     fields = check_fields(contract, traces)
     save("fields.md", fields_markdown(fields))
@@ -133,6 +142,10 @@ def run_demo(
         progress(render(DemoSays.DOCUMENTS(lang=lang), "en"))
         for fmt in (DocFormat.HTML, DocFormat.MD, DocFormat.PDF):
             save(f"draft.{lang}.{fmt.value}", render_draft(contract, lang=lang, fmt=fmt))
+            memo = render_memo(
+                contract, lang=lang, fmt=fmt, contract_file=contract_file, lines=lines
+            )
+            save(f"memo.{lang}.{fmt.value}", memo)
             save(
                 f"accept.{lang}.{fmt.value}",
                 render_accept(accept_inputs, lang=lang, fmt=fmt),

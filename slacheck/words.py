@@ -192,7 +192,6 @@ class Label(MessageCode):
     SEVERITY = NC_("label.severity", "Severity")
     WHERE = NC_("label.where", "Clause")
     FINDING = NC_("label.finding", "Finding")
-    SUGGESTION = NC_("label.suggestion", "Suggested wording")
     PART = NC_("label.part", "Part")
     PER_TASK = NC_("label.per_task", "Per task (mean)")
     SHARE = NC_("label.share", "Share")

@@ -34,7 +34,7 @@ def test_overlap_detector_sees_an_overlap() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("doc", ["draft", "accept", "report"])
+@pytest.mark.parametrize("doc", ["draft", "memo", "accept", "report"])
 def test_no_text_overlaps_or_leaves_the_page(demo: Path, doc: str, lang: str) -> None:
     pdf = demo / f"{doc}.{lang}.pdf"
     assert pdf.is_file()

@@ -34,6 +34,7 @@ from slacheck.render.documents import (
     format_for,
     render_accept,
     render_draft,
+    render_memo,
     render_report,
 )
 from slacheck.render.format import Formatter, md_cell
@@ -50,7 +51,7 @@ GOLDEN = ROOT / "tests" / "golden"
 CONTRACT = ROOT / "contracts" / "strong-cn-task-e2e.yaml"
 PERIOD = "2026-Q3"
 REGEN = os.environ.get("SLACHECK_REGEN_GOLDEN") == "1"
-DOCS = ("draft", "accept", "report")
+DOCS = ("draft", "memo", "accept", "report")
 LANGS = ("en", "zh")
 
 Render = Callable[[str, str, DocFormat], bytes]
@@ -104,6 +105,8 @@ def render(contract: Contract, report_inputs: ReportInputs, accept_inputs: Accep
         if key not in cache:
             if doc == "draft":
                 cache[key] = render_draft(contract, lang=lang, fmt=fmt)
+            elif doc == "memo":
+                cache[key] = render_memo(contract, lang=lang, fmt=fmt, contract_file=CONTRACT)
             elif doc == "accept":
                 cache[key] = render_accept(accept_inputs, lang=lang, fmt=fmt)
             else:
@@ -128,7 +131,7 @@ def _for_golden(text: str, trace_file: Path | None) -> str:
     slacheck: the Parquet's bytes carry the writer's version (`make test-deps` at the lowest
     pyarrow wrote other bytes, with every row the same). It is replaced by a placeholder when
     it is the file's own hash, as computed here; any other hash stays and fails the golden.
-    ``trace_file`` is None for a document that reads no traces (the clause draft)."""
+    ``trace_file`` is None for a document that reads no traces (the clause draft, the memo)."""
     css = (ASSETS / "report.css").read_text(encoding="utf-8")
     text = text.replace(css, "/* slacheck/templates/assets/report.css */\n")
     if trace_file is None:
@@ -146,7 +149,7 @@ def _for_golden(text: str, trace_file: Path | None) -> str:
 @pytest.mark.parametrize("doc", DOCS)
 def test_golden(render: Render, doc: str, lang: str, fmt: DocFormat, trace_file: Path) -> None:
     text = _for_golden(
-        render(doc, lang, fmt).decode("utf-8"), None if doc == "draft" else trace_file
+        render(doc, lang, fmt).decode("utf-8"), None if doc in ("draft", "memo") else trace_file
     )
     path = GOLDEN / f"{doc}.{lang}.{fmt.value}"
     if REGEN:
@@ -212,14 +215,17 @@ def test_numbers_come_from_the_contract(contract: Contract) -> None:
         assert "cn-shanghai" in before and "cn-shanghai" not in after and "cn-hangzhou" in after
 
 
-def test_weak_contract_renders_missing_clauses() -> None:
+def test_weak_contract_leaves_out_what_it_does_not_state() -> None:
+    """What the weak contract leaves open is no clause of its draft (no commentary, no assumed
+    task size) but a finding of its review memo (tests/test_memo.py checks every contract)."""
     weak = load_contract(ROOT / "contracts" / "weak-vendor-draft.yaml")
     md = render_draft(weak, lang="en", fmt=DocFormat.MD).decode()
-    assert "Neither peak nor a peak degradation policy is defined" in md
-    assert "No time zone is stated" in md
-    assert "SLA" in md and "(assumed: the contract does not state steps per task)" in md
+    assert "Peak degradation" not in md and "No time zone is stated" not in md
+    assert "SLA5" not in md and "assumed" not in md
+    memo = render_memo(weak, lang="en", fmt=DocFormat.MD).decode()
+    assert "The contract says nothing about peak load." in memo and "SLA402" in memo
     zh = render_draft(weak, lang="zh", fmt=DocFormat.HTML).decode()
-    assert "合同既未定义峰值时段" in zh
+    assert "合同既未定义峰值时段" not in zh and "峰值" not in zh.split("<body>", 1)[1]
     accept = render_accept(AcceptInputs(weak), lang="zh", fmt=DocFormat.MD).decode()
     assert "十四、签字确认" in accept and "八项字段检查" not in accept
 

@@ -24,7 +24,13 @@ from slacheck.contract.model import Contract
 from slacheck.prepare import prepare_accept, prepare_report
 from slacheck.prepare.claim import prepare_claim
 from slacheck.render.claim import render_letter
-from slacheck.render.documents import DocFormat, render_accept, render_draft, render_report
+from slacheck.render.documents import (
+    DocFormat,
+    render_accept,
+    render_draft,
+    render_memo,
+    render_report,
+)
 from slacheck.render.glossary import TERMS
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
@@ -97,11 +103,10 @@ def _cut_section(text: str, heading: str) -> str:
 
 def _template_text(doc: str, text: str) -> str:
     """The parts of a zh document that are template text today (see the module docstring)."""
-    if doc == "draft":
-        # clause-review findings: blockquotes beside the clauses, and the appendix listing them;
-        # the glossary, whose English column is meant
-        text = _cut_section(_cut_section(text, "附：审阅意见一览"), "术语表")
-        return "\n".join(line for line in text.splitlines() if not line.startswith(">"))
+    if doc in ("draft", "memo"):
+        # the draft holds clauses only (its review findings are the memo's, translated); the
+        # glossary, whose English column is meant, is cut
+        return _cut_section(text, "术语表") if doc == "draft" else text
     if doc == "accept":
         return _cut_section(text, "十四、")  # the field check's criteria and fixes
     # the report: check notes follow <br> in a result cell; 八 lists metering mismatches
@@ -119,11 +124,13 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> Traces:
 
 
 @pytest.mark.parametrize("name", ["strong-cn-task-e2e.yaml", "weak-vendor-draft.yaml"])
-def test_zh_draft_and_acceptance_are_chinese(name: str, traces: Traces) -> None:
+def test_zh_draft_memo_and_acceptance_are_chinese(name: str, traces: Traces) -> None:
     contract = load_contract(CONTRACTS / name)
     allowed = contract_values(contract)
     draft = render_draft(contract, lang="zh", fmt=DocFormat.MD).decode()
     assert english_runs(_template_text("draft", draft), allowed) == []
+    memo = render_memo(contract, lang="zh", fmt=DocFormat.MD).decode()
+    assert english_runs(_template_text("memo", memo), allowed) == []
     for t in (None, traces):
         inputs = prepare_accept(contract, t, period="2026-07")
         accept = render_accept(inputs, lang="zh", fmt=DocFormat.MD).decode()

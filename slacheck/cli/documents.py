@@ -1,4 +1,4 @@
-"""The document commands (draft, accept, report, claim), the demo and the doctor."""
+"""The document commands (draft, memo, accept, report, claim), the demo and the doctor."""
 
 from __future__ import annotations
 
@@ -108,10 +108,11 @@ def _write_document(output: Path, data: bytes, inputs: list[Path], lang: str = "
 def draft(
     contract: ContractArg, output: OutOpt, lang: LangOpt = Lang.en, fmt: DocFormatOpt = None
 ) -> None:
-    """Clause draft from the contract, with the clause review as reviewer notes.
+    """Clause draft from the contract: contract language only, every clause from a contract field.
 
-    Writes PDF, Word (.docx, for redlining: the same clauses, headings, lists and tables as
-    Word styles), HTML or Markdown."""
+    Clauses the contract leaves open are not drafted; the review's findings are in
+    `slacheck memo`. Writes PDF, Word (.docx, for redlining: the same clauses, headings, lists
+    and tables as Word styles), HTML or Markdown."""
     from slacheck.contract.load import load_contract
     from slacheck.render.documents import format_for, render_draft
 
@@ -119,6 +120,32 @@ def draft(
     check_target(output, [contract])
     data = render_draft(load_contract(contract), lang=lang.value, fmt=kind)
     _write_document(output, data, [contract], lang.value)
+
+
+@app.command(cls=_Command)
+@handles_input_errors
+def memo(
+    contract: ContractArg, output: OutOpt, lang: LangOpt = Lang.en, fmt: DocFormatOpt = None
+) -> None:
+    """Review memo (not part of the contract): each finding of `slacheck lint`, with the draft
+    clause it concerns, the issue and the change to the contract file.
+
+    Exit 1 when the review finds anything, as `slacheck lint` does."""
+    from slacheck.contract.load import read_contract
+    from slacheck.contract.review import review
+    from slacheck.render.documents import format_for, render_memo
+
+    kind = format_for(output, fmt)
+    check_target(output, [contract])
+    loaded = read_contract(contract)
+    findings = review(loaded.contract)
+    # a field the file writes is cited by its line; one it leaves out (0), as not written
+    lines = {f.path: loaded.field_line(f.field) for f in findings}
+    data = render_memo(
+        loaded.contract, lang=lang.value, fmt=kind, contract_file=contract, lines=lines
+    )
+    _write_document(output, data, [contract], lang.value)
+    raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
 
 
 @app.command(cls=_Command)

@@ -41,6 +41,14 @@ class LoadedContract:
         """1-based (line, column) of the YAML node nearest to ``loc``."""
         return _position(self.raw, _yaml_loc(self.raw, loc), want_key=True)
 
+    def field_line(self, loc: Loc) -> int:
+        """The 1-based line that writes the field at ``loc``; 0 when the file leaves the field
+        out (``position`` then gives the nearest enclosing field's line)."""
+        kept = _yaml_loc(self.raw, loc)
+        if not loc or not kept or kept[-1] != loc[-1]:
+            return 0
+        return self.position(loc)[0] or 0
+
 
 def load_contract(path: str | Path) -> Contract:
     """Load and validate one contract file; raise ``ContractInvalid`` listing every problem."""

@@ -1,4 +1,5 @@
-"""The three documents — clause draft, acceptance criteria, compliance report — in any format."""
+"""The documents — clause draft, review memo, acceptance criteria, compliance report — in any
+format."""
 
 # Each document is prepared once (the expensive part: evaluation, field check, budget, the
 # measured distributions) and rendered per language and format from a Jinja template in
@@ -49,6 +50,7 @@ from slacheck.render.inputs import (
     acceptance_window_kind,
     evidence_name,
 )
+from slacheck.render.outline import ClauseRef, Numbering, draft_outline
 from slacheck.render.words import Label
 from slacheck.textsafe import visible
 from slacheck.verdict import TermResult
@@ -62,18 +64,22 @@ __all__ = [
     "FORMATS",
     "WRITES",
     "DocFormat",
+    "MemoEntry",
     "Renderer",
     "environment",
     "format_for",
+    "memo_entries",
     "monthly_points",
     "register_format",
     "render_accept",
     "render_draft",
+    "render_memo",
     "render_report",
 ]
 
 #: DOMAIN.md's worked example: an agent task of 12 model calls. Used to restate a rate limit per
-#: task only when the contract gives no steps_per_task, and always labelled as assumed.
+#: task only when the contract gives no steps_per_task, and always labelled as assumed (never in
+#: the clause draft, which restates a limit only at the contract's own steps per task).
 ASSUMED_STEPS_PER_TASK = 12.0
 
 
@@ -403,30 +409,6 @@ def rate_equivalent(contract: Contract, measured: float | None = None) -> RateEq
     return RateEquivalent(steps, assumed, rl.limit * steps, "requests")
 
 
-#: where a review finding belongs in the draft, by the first segment of its field path
-_SECTIONS = {
-    "latency": "point",
-    "regions": "regions",
-    "routing": "regions",
-    "peak": "peak",
-    "rate_limit": "rate_limit",
-    "availability": "availability",
-    "credits": "availability",
-    "exclusions": "exclusions",
-}
-
-
-def _by_section(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
-    out: dict[str, list[Finding]] = {
-        k: []
-        for k in ("general", "point", "regions", "peak", "rate_limit", "availability", "exclusions")
-    }
-    for f in findings:
-        head = str(f.field[0]) if f.field else ""
-        out[_SECTIONS.get(head, "general")].append(f)
-    return out
-
-
 def _identity(contract: Contract) -> dict[str, Any]:
     return {
         "contract": contract,
@@ -441,12 +423,12 @@ def _identity(contract: Contract) -> dict[str, Any]:
 
 
 def render_draft(contract: Contract, *, lang: str, fmt: DocFormat) -> bytes:
-    """The clause draft: every clause from the contract, with the review's findings as notes."""
-    findings = review(contract)
+    """The clause draft: contract language only. Each clause states what its contract fields
+    say; a clause the contract leaves open is not drafted, and the clauses left are numbered
+    without gaps (``outline``). The review's findings are in the review memo (``render_memo``)."""
     context = {
         **_identity(contract),
-        "findings": findings,
-        "notes": _by_section(findings),
+        "o": Numbering(draft_outline(contract), check_lang(lang)),
         "credit_tiers": sorted(
             contract.credits.tiers if contract.credits else [],
             key=lambda t: -t.from_percent,
@@ -455,6 +437,63 @@ def render_draft(contract: Contract, *, lang: str, fmt: DocFormat) -> bytes:
         "glossary": glossary.TERMS,
     }
     return _render("draft", lang, fmt, context)
+
+
+# ---------------------------------------------------------------------------------------------
+# Review memo
+
+
+@dataclass(frozen=True, slots=True)
+class MemoEntry:
+    """One review finding in the memo: the finding, where the draft holds (or omits) the
+    clause it concerns, and the contract file's line of the field (when read from a file)."""
+
+    finding: Finding
+    where: ClauseRef
+    line: int | None  # 0: the file does not write the field; None: made without the file
+
+
+def memo_entries(
+    contract: Contract, lines: Mapping[str, int | None] | None = None
+) -> tuple[MemoEntry, ...]:
+    """Every finding of ``review(contract)``, each placed in the draft's outline; in the review's
+    order (severity, then code). ``lines``: a field path's line in the contract file, 0 for a
+    field the file does not write."""
+    outline = draft_outline(contract)
+    return tuple(
+        MemoEntry(f, outline.locate(f.field), (lines or {}).get(f.path)) for f in review(contract)
+    )
+
+
+def _clause_order(entry: MemoEntry) -> tuple[int, int, int, str]:
+    """The memo's order by clause: as the draft runs, a point it omits after its section's
+    clauses, a point with no section last."""
+    w = entry.where
+    section = w.section if w.section is not None else 99
+    clause = int(w.clause.rsplit(".", 1)[1]) if w.clause else (0 if w.drafted else 99)
+    return (section, clause, entry.finding.severity.rank, entry.finding.code)
+
+
+def render_memo(
+    contract: Contract,
+    *,
+    lang: str,
+    fmt: DocFormat,
+    contract_file: Path | None = None,
+    lines: Mapping[str, int | None] | None = None,
+) -> bytes:
+    """The review memo: a non-contractual document listing each finding of the clause review
+    (what ``slacheck lint`` finds) with the draft clause it concerns, the issue and the change
+    to the contract file that resolves it. ``lines`` gives each field path's line in the file."""
+    entries = memo_entries(contract, lines)
+    context = {
+        **_identity(contract),
+        "o": Numbering(draft_outline(contract), check_lang(lang)),
+        "entries": entries,
+        "by_clause": sorted(entries, key=_clause_order),
+        "source": _inputs(contract, contract_file, ())[0],
+    }
+    return _render("memo", lang, fmt, context)
 
 
 # ---------------------------------------------------------------------------------------------
