@@ -329,3 +329,26 @@ def test_set_aside_rows_are_said_in_chinese(tmp_path: Path) -> None:
     assert re.search(r"traffic\.parquet 第 \d+ 行", zh)
     en = render_report(inputs, lang="en", fmt=DocFormat.MD).decode()
     assert re.search(r"traffic\.parquet: row \d+", en)  # English unchanged
+
+
+STRESS = Path(__file__).resolve().parent / "cases" / "stress"
+
+
+@pytest.mark.parametrize("path", sorted(STRESS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_stress_corpus_zh_documents_use_the_glossary(path: Path) -> None:
+    """The stress contracts (a dozen terms and more, mixed windows, long ids, long Chinese names):
+    their Chinese draft, review memo and acceptance criteria use the glossary's terms and leave
+    no English word outside identifiers and the contract's own values."""
+    contract = load_contract(path)
+    fmt = DocFormat.MD  # the same catalogue words as the HTML and the PDF, without markup
+    # the contract's own values, quoted as they are; a two-letter lower-case value (a language
+    # code) would be cut out of the middle of words, so only country codes of that length count
+    allowed = tuple(v for v in contract_values(contract) if len(v) >= 3 or v.isupper())
+    docs = {
+        "draft": _glossary_cut(render_draft(contract, lang="zh", fmt=fmt).decode()),
+        "memo": render_memo(contract, lang="zh", fmt=fmt).decode(),
+        "accept": render_accept(prepare_accept(contract, None), lang="zh", fmt=fmt).decode(),
+    }
+    for doc, text in docs.items():
+        assert rejected_terms(text) == [], doc
+        assert sorted(set(stray_words(text, allowed=allowed))) == [], doc
