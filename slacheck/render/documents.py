@@ -283,8 +283,18 @@ def _css() -> Markup:
     return Markup((ASSETS / "report.css").read_text(encoding="utf-8"))
 
 
-def _render(doc: str, lang: str, fmt: DocFormat, context: dict[str, Any]) -> bytes:
+def _as_format(fmt: DocFormat | str) -> DocFormat:
+    """A format as the library's callers may name it: the enum, or its value ("md", "pdf")."""
+    try:
+        return DocFormat(fmt)
+    except ValueError:
+        known = ", ".join(f.value for f in DocFormat)
+        raise UsageError(f"unknown format {fmt!r}; use one of {known}") from None
+
+
+def _render(doc: str, lang: str, fmt: DocFormat | str, context: dict[str, Any]) -> bytes:
     language = check_lang(lang)
+    fmt = _as_format(fmt)
     renderer = FORMATS.get(fmt)
     if renderer is None:
         raise UsageError(f"no renderer registered for format {fmt!r}")
@@ -422,7 +432,7 @@ def _identity(contract: Contract) -> dict[str, Any]:
 # Draft
 
 
-def render_draft(contract: Contract, *, lang: str, fmt: DocFormat) -> bytes:
+def render_draft(contract: Contract, *, lang: str, fmt: DocFormat | str) -> bytes:
     """The clause draft: contract language only. Each clause states what its contract fields
     say; a clause the contract leaves open is not drafted, and the clauses left are numbered
     without gaps (``outline``). The review's findings are in the review memo (``render_memo``)."""
@@ -478,7 +488,7 @@ def render_memo(
     contract: Contract,
     *,
     lang: str,
-    fmt: DocFormat,
+    fmt: DocFormat | str,
     contract_file: Path | None = None,
     lines: Mapping[str, int | None] | None = None,
 ) -> bytes:
@@ -527,7 +537,7 @@ def _per_task(term: Any) -> bool:
     return bool(term.measurement_point is MeasurementPoint.TASK_END_TO_END)
 
 
-def render_accept(inputs: AcceptInputs, *, lang: str, fmt: DocFormat) -> bytes:
+def render_accept(inputs: AcceptInputs, *, lang: str, fmt: DocFormat | str) -> bytes:
     """Acceptance criteria per term: test period and traffic, who runs it, how each verdict
     counts, re-test and evidence; with traces, the eight-item field check; a sign-off."""
     fc = inputs.fields
@@ -694,10 +704,11 @@ def observed_text(r: TermResult, contract: Contract, fmt: Formatter, family: str
     return Markup.escape(text)
 
 
-def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat) -> bytes:
+def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat | str) -> bytes:
     """The compliance report from its prepared inputs (``slacheck.prepare.prepare_report``):
     one evaluation rendered in every language and format."""
     language = check_lang(lang)
+    fmt = _as_format(fmt)
     renderer = FORMATS.get(fmt)
     if renderer is None:
         raise UsageError(f"no renderer registered for format {fmt!r}")
