@@ -12,7 +12,8 @@ from __future__ import annotations
 import ibis
 import ibis.expr.types as ir
 
-from slacheck.contract.model import AtTheLimit, RateLimit, RateLimitBasis, TaskRateCount
+from slacheck.contract.criterion import Comparison
+from slacheck.contract.model import Direction, RateLimit, RateLimitBasis, TaskRateCount
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
 
@@ -73,7 +74,9 @@ def under_limit_expr(ctx: Metering, calls: ir.Table) -> ir.BooleanValue:
         return ibis.literal(True)
     g = bucket_amounts(ctx, rl)
     b = bucket_expr(calls.start_us, rl)
-    within = ctx.contract.readings.at_the_limit is AtTheLimit.WITHIN
+    # the comparison the rate-limit criterion names: traffic at the limit is within it unless
+    # readings.at_the_limit says beyond
+    within = Comparison.of(Direction.AT_MOST, ctx.contract.readings.at_the_limit).inclusive
     is_over = g.amount > rl.limit if within else g.amount >= rl.limit
     over = g.filter(is_over).bucket
     undecided = g.filter(~is_over & (g.unknown > 0)).bucket

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 import ibis
 import ibis.expr.types as ir
 
+from slacheck.contract.criterion import Comparison
 from slacheck.contract.model import AtTheLimit, Direction
 from slacheck.metering.context import CheckContext
 from slacheck.metering.rank import bucket
@@ -99,14 +100,15 @@ def passes_test(
 
 
 def meets(direction: Direction, value: float, threshold: float, inclusive: bool = True) -> bool:
-    if direction is Direction.AT_MOST:
-        return value <= threshold if inclusive else value < threshold
-    return value >= threshold if inclusive else value > threshold
+    """The comparison the term's rule names (``contract.criterion.Comparison``), applied."""
+    reading = AtTheLimit.WITHIN if inclusive else AtTheLimit.BEYOND
+    return Comparison.of(direction, reading).holds(value, threshold)
 
 
 def within_at_limit(ctx: CheckContext) -> bool:
-    """The contract's reading of a value exactly at the limit (``readings.at_the_limit``)."""
-    return ctx.contract.readings.at_the_limit is AtTheLimit.WITHIN
+    """The contract's reading of a value exactly at the limit (``readings.at_the_limit``): the
+    comparison every latency rule names lets the limit itself pass."""
+    return Comparison.of(Direction.AT_MOST, ctx.contract.readings.at_the_limit).inclusive
 
 
 def count_units(
