@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.demo import section as demo_section
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).resolve().parent / "out"
 TASKS = int(os.environ.get("SLACHECK_BENCH_TASKS", "100000"))
@@ -31,13 +33,21 @@ PANDAS_MAX_SPANS = 30_000_000
 #: SLACHECK_BENCH_ONLY=ingest stops after the ingestion figures (a 100-million-span run), =check
 #: after the one-term check
 ONLY = os.environ.get("SLACHECK_BENCH_ONLY", "")
+#: a trace to use instead of generating one (e.g. one generated earlier with the same seed)
+TRACE = os.environ.get("SLACHECK_BENCH_TRACE", "")
 
 
 def _trace() -> Path:
-    """The trace: one Parquet file, or a folder of CHUNKS files (each a seed of its own; ids are
-    random 128-bit and 64-bit values, so chunks never share one)."""
+    """The trace: SLACHECK_BENCH_TRACE when set (a Parquet file or folder the bench generated
+    before), else one Parquet file, or a folder of CHUNKS files (each a seed of its own; ids are
+    random 128-bit and 64-bit values, so chunks never share one), generated once."""
     from slacheck.trace.generate import TrafficProfile, generate, write
 
+    if TRACE:
+        given = Path(TRACE).resolve()
+        if not given.exists():
+            raise SystemExit(f"SLACHECK_BENCH_TRACE: no such file or folder: {given}")
+        return given
     name = f"traffic-{TASKS}x{DAYS}d"
     path = OUT / (f"{name}-{CHUNKS}chunks" if CHUNKS > 1 else f"{name}.parquet")
     if path.exists():
@@ -64,6 +74,8 @@ def _trace() -> Path:
 
 def _run(step: str, path: Path) -> dict[str, Any]:
     db = OUT / f"{step}.duckdb"
+    OUT.mkdir(parents=True, exist_ok=True)
+    before = os.getloadavg()[0]
     res = subprocess.run(
         [sys.executable, "-m", "bench.one", step, str(path), str(db)],
         check=False,
@@ -76,6 +88,7 @@ def _run(step: str, path: Path) -> dict[str, Any]:
         sys.stderr.write(res.stderr)
         raise SystemExit(f"bench step {step} failed ({res.returncode})")
     data: dict[str, Any] = json.loads(res.stdout.strip().splitlines()[-1])
+    data["load"] = (before, os.getloadavg()[0])
     return data
 
 
@@ -99,7 +112,10 @@ def _startup(args: list[str]) -> float:
 def _line(label: str, step: dict[str, Any], key: str, base: float | None) -> str:
     s = float(step[key])
     ratio = f"   {s / base:6.2f}×" if base else ""
-    return f"  {label:<22}{s:8.2f} s   peak {step['peak_mib']:6.0f} MiB{ratio}"
+    a, b = step["load"]
+    return (
+        f"  {label:<22}{s:8.2f} s   peak {step['peak_mib']:6.0f} MiB{ratio}   load {a:.1f}→{b:.1f}"
+    )
 
 
 def _spans(path: Path) -> int:
@@ -113,7 +129,9 @@ def main() -> int:
     path = _trace()
     spans = _spans(path)
     size = sum(f.stat().st_size for f in (path.glob("*") if path.is_dir() else [path]))
-    print(f"trace: {spans:,} spans, {TASKS:,} tasks, {DAYS} days ({size / 2**20:.0f} MiB)")
+    what = f"{path}" if TRACE else f"{TASKS:,} tasks, {DAYS} days"
+    print(f"trace: {spans:,} spans, {what} ({size / 2**20:.0f} MiB)")
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ok = True
 
     scan = _run("scan", path)
@@ -166,12 +184,7 @@ def main() -> int:
     if ONLY == "check":
         return 0 if ok else 1
 
-    cli = _run("cli", path)
-    print("\n`slacheck check` on the demo contract, end to end (imports included); × bare scan")
-    print(
-        _line("slacheck check", cli, "seconds", float(scan["seconds"]))
-        + f"   exit {cli['exit_code']}"
-    )
+    ok &= demo_section(path, ROOT, OUT / "demo", _run)
 
     demo = ROOT / "slacheck/contract/starters/demo.yaml"
     print(f"\nstart-up (best of 5, interpreter included; aim < {STARTUP_AIM_S} s)")

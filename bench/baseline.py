@@ -294,19 +294,22 @@ def ingestion(con: Any, source: str) -> dict[str, Any]:
     used = reasons.pop("None", 0) - dups
     if dups:
         reasons["duplicate_span_id"] = dups
+    # the statuses classified already (what a reader does with a legacy `error`, this does not)
+    legacy = con.execute(
+        f"SELECT count(*) FROM read_parquet({source}) WHERE status NOT IN ({_STATUSES})"
+    ).fetchall()[0][0]
+    if legacy:
+        raise ValueError(f"{legacy} spans with a legacy status: this baseline does not classify")
     return {"used": used, "set_aside": dict(sorted(reasons.items())), "orphans": orphans}
 
 
+_STATUSES = "'ok', 'customer_error', 'throttled', 'vendor_error', 'timeout', 'unclassified'"
+
+
 def prepare(con: Any, source: str) -> None:
-    """The names table and the calls view every kind reads; refuses a legacy status."""
+    """The names table and the calls view every kind reads."""
     con.execute(SQL_NAMES.format(source=source))
     con.execute(SQL_CALLS.format(source=source))
-    legacy = con.execute(
-        "SELECT count(*) FROM calls WHERE state NOT IN ('ok', 'cached', 'unknown', "
-        "'customer_error', 'throttled', 'vendor_error', 'timeout', 'unclassified')"
-    ).fetchall()[0][0]
-    if legacy:
-        raise ValueError(f"{legacy} calls with a legacy status: this baseline does not classify")
 
 
 def kind_figures(con: Any, kind: str, source: str, made: set[str]) -> dict[str, Any]:
@@ -532,7 +535,7 @@ def slacheck_figures(
                 # minutes: the baseline's minute count is checked against the calls over it
                 "minutes_over": None,
                 "tasks": d["tasks"],
-                "per_task_p95": _num(d["requests_per_task_p95"]),
+                "per_task_p95": _num(d.get("requests_per_task_p95")),
             }
         elif kind == "availability":
             out.setdefault("availability", {})[w] = {
@@ -545,6 +548,26 @@ def slacheck_figures(
                 "throttled_calls": d["throttled_calls"],
                 "excluded": dict(t["excluded"]),
             }
+    return _pruned(out)
+
+
+def _empty(v: Any) -> bool:
+    if isinstance(v, Mapping):
+        return all(_empty(x) for x in v.values())
+    return v in (0, None, "")
+
+
+def _pruned(figures: dict[str, Any]) -> dict[str, Any]:
+    """Without the windows in which slacheck counted nothing (a period's month without traces:
+    the SQL, grouping by the calls' months, has no row for it)."""
+    out: dict[str, Any] = {}
+    for kind, v in figures.items():
+        if kind == "ingestion":
+            out[kind] = v
+        elif kind == "latency":
+            out[kind] = {t: {w: f for w, f in ws.items() if not _empty(f)} for t, ws in v.items()}
+        else:
+            out[kind] = {w: f for w, f in v.items() if not _empty(f)}
     return out
 
 

@@ -55,7 +55,8 @@ SQL_INGEST = {
 }
 
 # The check's work for L1 by hand: ok llm calls per UTC month, good = duration ≤ 3000 ms, and the
-# exact nearest-rank p95 (DuckDB's quantile_disc is the ceil(p·n)-th smallest value).
+# exact nearest-rank p95 (DuckDB's quantile_disc is the ceil(p·n)-th smallest value). A call
+# answered from a response cache is left out (readings.cache_hits: excluded, the default).
 SQL_CHECK = """
 SELECT strftime(make_timestamp(start_us), '%Y-%m') AS window,
        count_if(duration_ms <= 3000) AS good,
@@ -63,6 +64,7 @@ SELECT strftime(make_timestamp(start_us), '%Y-%m') AS window,
        quantile_disc(duration_ms, 0.95) AS p95
 FROM read_parquet({source})
 WHERE kind = 'llm' AND status = 'ok' AND duration_ms IS NOT NULL
+  AND NOT coalesce(response_cached, false)
   AND task_id IS NOT NULL AND span_id IS NOT NULL AND end_us >= start_us
 GROUP BY 1
 """

@@ -11,7 +11,9 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def _source(path: str) -> str:
@@ -23,11 +25,11 @@ def _scan(path: str, db: str) -> dict[str, object]:
     import duckdb
 
     con = duckdb.connect(db)
-    row = con.sql(
+    # DuckDB 2's relations have no fetchone(): the statement is executed
+    row = con.execute(
         "SELECT count(*), sum(duration_ms), min(start_us), max(end_us), "
         f"count(DISTINCT task_id) FROM read_parquet({_source(path)})"
-    ).fetchone()
-    assert row is not None
+    ).fetchall()[0]
     return {"rows": row[0]}
 
 
@@ -39,9 +41,9 @@ def _sql_ingest(path: str, db: str) -> dict[str, object]:
     con = duckdb.connect(db)
     # the hand SQL's GROUP BY over the string ids does not fit 1 GB at 10⁸ spans: bench-large
     # gives it more (SLACHECK_BENCH_SQL_MEMORY)
-    con.sql(f"SET memory_limit = '{os.environ.get('SLACHECK_BENCH_SQL_MEMORY', '1GB')}'")
+    con.execute(f"SET memory_limit = '{os.environ.get('SLACHECK_BENCH_SQL_MEMORY', '1GB')}'")
     classified = SQL_CLASSIFIED.format(source=_source(path), impossible=SQL_IMPOSSIBLE)
-    con.sql(f"CREATE TEMP VIEW classified AS {classified}")
+    con.execute(f"CREATE TEMP VIEW classified AS {classified}")
     reasons = {str(r): int(n) for r, n in con.sql(SQL_INGEST["reasons"]).fetchall()}
     dups = int(con.sql(SQL_INGEST["duplicates"]).fetchall()[0][0])
     orphans = int(con.sql(SQL_INGEST["orphans"]).fetchall()[0][0])
@@ -101,6 +103,7 @@ def _pandas(path: str, db: str) -> dict[str, object]:
 
     t0 = time.perf_counter()
     cols = ["task_id", "span_id", "kind", "status", "start_us", "end_us", "duration_ms"]
+    cols.append("response_cached")
     df = pd.read_parquet(path, columns=cols)
     calls = df[
         (df.kind == "llm")
@@ -109,6 +112,7 @@ def _pandas(path: str, db: str) -> dict[str, object]:
         & df.task_id.notna()
         & df.span_id.notna()
         & (df.end_us >= df.start_us)
+        & ~df.response_cached.fillna(False).astype(bool)  # cache hits are left out
     ]
     month = pd.to_datetime(calls.start_us, unit="us").dt.strftime("%Y-%m")
     counts = []
@@ -119,27 +123,72 @@ def _pandas(path: str, db: str) -> dict[str, object]:
     return {"check_seconds": time.perf_counter() - t0, "counts": sorted(counts)}
 
 
-def _cli(path: str, db: str) -> dict[str, object]:
-    """``slacheck check`` on the demo contract, end to end (imports included)."""
-    import os
-    from contextlib import redirect_stdout
-    from io import StringIO
+def _demo_sql(path: str, db: str) -> dict[str, object]:
+    """The whole demo contract by hand (``bench.baseline``): ingestion's accounting and every
+    term kind's figures, in one DuckDB connection, imports included."""
+    import duckdb
 
-    os.environ["SLACHECK_DUCKDB_FILE"] = db
-    from slacheck.cli import app
+    from bench.baseline import figures
 
-    contract = Path(__file__).resolve().parents[1] / "slacheck/contract/starters/demo.yaml"
-    buf = StringIO()
-    with redirect_stdout(buf):
-        try:
-            code = int(
-                app(["check", str(contract), path, "--format", "json"], standalone_mode=False) or 0
-            )
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    result = json.loads(buf.getvalue()) if buf.getvalue().strip() else {}
-    return {"exit_code": code, "terms": len(result.get("results", []))}
+    con = duckdb.connect(db)
+    con.execute(f"SET memory_limit = '{os.environ.get('SLACHECK_BENCH_SQL_MEMORY', '1GB')}'")
+    return {"figures": figures(con, _source(path))}
 
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    """``fn()``, its CPU time (every thread's) and its wall time."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.process_time() - c0, time.perf_counter() - t0
+
+
+def _sql_kinds(path: str, db: str) -> dict[str, object]:
+    """Each term kind's hand SQL alone: its calls view and the shared tables it needs made
+    anew, then its queries (ingestion's accounting first, timed as a kind of its own)."""
+    import duckdb
+
+    from bench.baseline import KINDS, ingestion, kind_figures, prepare
+
+    con = duckdb.connect(db)
+    con.execute(f"SET memory_limit = '{os.environ.get('SLACHECK_BENCH_SQL_MEMORY', '1GB')}'")
+    source = _source(path)
+    per: dict[str, dict[str, object]] = {}
+    _, cpu, wall = _timed(lambda: ingestion(con, source))
+    per["ingestion"] = {"cpu_seconds": cpu, "seconds": wall}
+    for kind in KINDS:
+
+        def run(kind: str = kind) -> Any:
+            prepare(con, source)
+            return kind_figures(con, kind, source, set())
+
+        got, cpu, wall = _timed(run)
+        per[kind] = {"cpu_seconds": cpu, "seconds": wall, "figures": got}
+    return {"kinds": per}
+
+
+def _check_kinds(path: str, db: str) -> dict[str, object]:
+    """Each check alone, after one ingestion (timed as a kind of its own): ``evaluate`` with
+    only that check, on a context of its own (nothing kept from another check)."""
+    from bench.baseline import KINDS, slacheck_figures
+    from slacheck.contract.load import load_contract
+    from slacheck.evaluation import evaluate
+    from slacheck.trace.ingest import ingest
+
+    contract = load_contract(Path(__file__).resolve().parents[1] / DEMO)
+    traces, cpu, wall = _timed(lambda: ingest([path], database=db))
+    per: dict[str, dict[str, object]] = {"ingestion": {"cpu_seconds": cpu, "seconds": wall}}
+    for kind in KINDS:
+
+        def run(kind: str = kind) -> Any:
+            return evaluate(contract, traces, only=[kind])
+
+        ev, cpu, wall = _timed(run)
+        got = slacheck_figures([r.to_dict() for r in ev.results]).get(kind, {})
+        per[kind] = {"cpu_seconds": cpu, "seconds": wall, "figures": got}
+    return {"kinds": per}
+
+
+DEMO = "slacheck/contract/starters/demo.yaml"
 
 STEPS = {
     "scan": _scan,
@@ -148,7 +197,9 @@ STEPS = {
     "sql": _sql,
     "pandas": _pandas,
     "check": _check,
-    "cli": _cli,
+    "demo_sql": _demo_sql,
+    "sql_kinds": _sql_kinds,
+    "check_kinds": _check_kinds,
 }
 
 
