@@ -3,11 +3,16 @@
 Every figure is printed beside baselines measured in the same run on the same file: a bare DuckDB
 scan; hand-written DuckDB SQL doing ingestion's work (set-aside classification with counts,
 duplicate ids, orphans) and the check's (per-window counts and the exact nearest-rank p95 through
-``quantile_disc``); a straightforward pandas check. Each step runs in its own process so its peak
-memory is its own. SLACHECK_BENCH_TASKS scales the trace (440,000 tasks: about 10 million spans);
-SLACHECK_BENCH_CHUNKS > 1 writes it in chunks to a folder of Parquet files (``make bench-large``);
-SLACHECK_BENCH_ONLY=ingest stops after ingestion, SLACHECK_BENCH_ONLY=check after the one-term
-check (before the demo contract end to end and the start-up figures).
+``quantile_disc``); a straightforward pandas check. Then the workload users run (``bench.demo``):
+``slacheck check`` on the whole demo contract beside a hand-written SQL baseline for every term
+kind's figures (``bench.baseline``), verified equal, in CPU and wall time; each term kind alone
+against its SQL; ``report`` against ``check``; ``traces convert`` and a check of its output.
+Each step runs in its own process so its peak memory and CPU time are its own, and the load
+average is printed beside it. SLACHECK_BENCH_TASKS scales the trace (440,000 tasks: about 10
+million spans); SLACHECK_BENCH_CHUNKS > 1 writes it in chunks to a folder of Parquet files
+(``make bench-large``); SLACHECK_BENCH_TRACE uses a trace generated before instead.
+SLACHECK_BENCH_ONLY=ingest stops after ingestion, =check after the one-term check (before the
+whole contract and the start-up figures), =demo runs only the whole contract's section.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ DAYS = 90
 STARTUP_AIM_S = 0.3
 PANDAS_MAX_SPANS = 30_000_000
 #: SLACHECK_BENCH_ONLY=ingest stops after the ingestion figures (a 100-million-span run), =check
-#: after the one-term check
+#: after the one-term check; =demo runs only the whole demo contract's section
 ONLY = os.environ.get("SLACHECK_BENCH_ONLY", "")
 #: a trace to use instead of generating one (e.g. one generated earlier with the same seed)
 TRACE = os.environ.get("SLACHECK_BENCH_TRACE", "")
@@ -133,6 +138,11 @@ def main() -> int:
     print(f"trace: {spans:,} spans, {what} ({size / 2**20:.0f} MiB)")
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ok = True
+    if ONLY == "demo":
+        ok = demo_section(path, ROOT, OUT / "demo", _run)
+        print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print("all figures verified equal" if ok else "FIGURES DIFFER (see above)")
+        return 0 if ok else 1
 
     scan = _run("scan", path)
     ing = _run("ingest", path)  # slacheck's first: its figures stand if the SQL fails
@@ -194,6 +204,8 @@ def main() -> int:
     ):
         s = _startup(args)
         print(f"  {label:<22}{s:8.2f} s   {'ok' if s < STARTUP_AIM_S else 'over the aim'}")
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("all figures verified equal" if ok else "FIGURES DIFFER (see above)")
     return 0 if ok else 1
 
 
