@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -38,6 +39,9 @@ PANDAS_MAX_SPANS = 30_000_000
 #: SLACHECK_BENCH_ONLY=ingest stops after the ingestion figures (a 100-million-span run), =check
 #: after the one-term check; =demo runs only the whole demo contract's section
 ONLY = os.environ.get("SLACHECK_BENCH_ONLY", "")
+#: this run's scratch files (databases, the converted trace, the report): its own, so two runs
+#: at once (a 1 M and a 10 M trace) do not share them
+RUN = OUT / f"run-{os.getpid()}"
 #: a trace to use instead of generating one (e.g. one generated earlier with the same seed)
 TRACE = os.environ.get("SLACHECK_BENCH_TRACE", "")
 
@@ -78,8 +82,8 @@ def _trace() -> Path:
 
 
 def _run(step: str, path: Path) -> dict[str, Any]:
-    db = OUT / f"{step}.duckdb"
-    OUT.mkdir(parents=True, exist_ok=True)
+    db = RUN / f"{step}.duckdb"
+    RUN.mkdir(parents=True, exist_ok=True)
     before = os.getloadavg()[0]
     res = subprocess.run(
         [sys.executable, "-m", "bench.one", step, str(path), str(db)],
@@ -136,10 +140,17 @@ def main() -> int:
     size = sum(f.stat().st_size for f in (path.glob("*") if path.is_dir() else [path]))
     what = f"{path}" if TRACE else f"{TASKS:,} tasks, {DAYS} days"
     print(f"trace: {spans:,} spans, {what} ({size / 2**20:.0f} MiB)")
+    try:
+        return _main(path, spans)
+    finally:
+        shutil.rmtree(RUN, ignore_errors=True)
+
+
+def _main(path: Path, spans: int) -> int:
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ok = True
     if ONLY == "demo":
-        ok = demo_section(path, ROOT, OUT / "demo", _run)
+        ok = demo_section(path, ROOT, RUN / "demo", _run)
         print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print("all figures verified equal" if ok else "FIGURES DIFFER (see above)")
         return 0 if ok else 1
@@ -194,7 +205,7 @@ def main() -> int:
     if ONLY == "check":
         return 0 if ok else 1
 
-    ok &= demo_section(path, ROOT, OUT / "demo", _run)
+    ok &= demo_section(path, ROOT, RUN / "demo", _run)
 
     demo = ROOT / "slacheck/contract/starters/demo.yaml"
     print(f"\nstart-up (best of 5, interpreter included; aim < {STARTUP_AIM_S} s)")
