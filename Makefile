@@ -51,7 +51,9 @@ bench: $(STAMP)
 bench-otlp: $(STAMP) sysdeps
 	$(BIN)/python -m bench.otlp
 
-# About 100 million spans, generated in 40 chunks to a folder of Parquet files (about 4 GiB).
+# About 100 million spans, generated in 40 chunks to a folder of Parquet files (about 4 GiB); the
+# same steps as `make bench`, the whole demo contract beside its hand SQL included (the hand SQL
+# given 1.5 GB).
 bench-large: $(STAMP)
 	SLACHECK_BENCH_TASKS=4400000 SLACHECK_BENCH_CHUNKS=40 SLACHECK_BENCH_SQL_MEMORY=1500MB \
 		$(BIN)/python -m bench
