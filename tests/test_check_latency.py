@@ -532,3 +532,105 @@ def test_spark_gives_the_same_results(tmp_path: Path, spark_backend: Any) -> Non
             CheckContext(contract, ingest([parquet], backend=spark_backend), period=window)
         )
         assert [r.to_dict() for r in on_spark] == [r.to_dict() for r in on_duckdb], path.stem
+
+
+# ---------------------------------------------------------------------------------------------
+# Terms counted together (one population, one grouped pass, one range scan) give what each term
+# counted alone gives, and what the engine ranks and names when nothing is picked from fetched rows
+
+
+_FUSED_TERMS = [
+    {
+        "id": "ttft",
+        "measurement_point": "time_to_first_token",
+        "objective": {"kind": "occurrence", "percentile": 90, "threshold": 300},
+    },
+    {
+        "id": "full-at-least",
+        "measurement_point": "full_response",
+        "objective": {
+            "kind": "occurrence",
+            "percentile": 50,
+            "threshold": 800,
+            "direction": "at_least",
+        },
+    },
+    {
+        "id": "server-linear",
+        "measurement_point": "server_processing",
+        "objective": {"kind": "occurrence", "percentile": 99, "threshold": 900, "method": "linear"},
+    },
+    {
+        "id": "tps-unstated",
+        "measurement_point": "output_tokens_per_second",
+        "objective": {"kind": "occurrence", "percentile": 50, "threshold": 20},
+    },
+    {
+        "id": "tps-slices",
+        "measurement_point": "output_tokens_per_second",
+        "tokens_per_second_basis": "after_first_token",
+        "objective": {
+            "kind": "time_slice",
+            "slice_minutes": 60,
+            "statistic": "p50",
+            "threshold": 20,
+            "slices_passing_percent": 90,
+        },
+    },
+    {
+        "id": "task",
+        "measurement_point": "task_end_to_end",
+        "objective": {"kind": "occurrence", "percentile": 95, "threshold": 1500},
+    },
+]
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    calls=st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=5),  # task
+            st.integers(min_value=0, max_value=60 * 24 * 50),  # minute from 1 July
+            st.floats(min_value=1, max_value=2000, allow_nan=False),  # duration
+            st.one_of(st.none(), st.floats(min_value=0.5, max_value=1.0)),  # ttft share
+            st.one_of(st.none(), st.sampled_from([100.0, 400.0, 850.0, 899.0, 900.0])),  # server
+            st.integers(min_value=1, max_value=60),  # output tokens
+            st.sampled_from(["ok", "ok", "ok", "vendor_error", None]),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_terms_counted_together_equal_each_term_alone_and_the_engines_ranks(
+    tmp_path_factory: pytest.TempPathFactory, calls: list[tuple[Any, ...]]
+) -> None:
+    from unittest import mock
+
+    from slacheck.checks.latency import picks
+
+    contract = contract_of({"latency": _FUSED_TERMS})
+    base = dt.datetime(2026, 7, 1, tzinfo=dt.UTC)
+    rows = [
+        {
+            "task_id": f"t{task}",
+            "start": (base + dt.timedelta(minutes=minute)).isoformat(),
+            "ms": ms,
+            "ttft_ms": None if share is None else round(ms * share, 3),
+            "server_ms": None if server is None else min(server, ms),
+            "output_tokens": tokens,
+            "status": status,
+        }
+        for task, minute, ms, share, server, tokens, status in calls
+    ]
+    path = tmp_path_factory.mktemp("fused") / "t.parquet"
+    pq.write_table(trace_table(rows), path)
+    ctx = CheckContext(contract, ingest([path]))
+    together = [r.to_dict() for r in latency(ctx)]
+    alone = [r.to_dict() for term in contract.latency for r in check_term(ctx, term)]
+    assert together == alone
+    # nothing picked from fetched rows: every rank and example list from the engine's queries
+    with mock.patch.object(picks, "FETCH_CAP", -1):
+        assert [r.to_dict() for r in latency(ctx)] == together
+    # the worst rows hold one unit per window: the examples are completed by the engine
+    with mock.patch.object(picks, "EXAMPLE_ROWS", 1):
+        assert [r.to_dict() for r in latency(ctx)] == together

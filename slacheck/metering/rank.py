@@ -67,6 +67,7 @@ def percentile_rank(
 
 #: bucket keys are clipped to ±this: monotonic still, and never beyond a 64-bit integer
 _BUCKET_CLIP = 1e15
+BUCKET_CLIP = _BUCKET_CLIP
 
 
 def order_stats(

@@ -161,17 +161,22 @@ def call_base(ctx: CheckContext) -> ir.Table:
     return c.select(*_CALL_COLUMNS, _ex=ctx.exclusion_reason(c))
 
 
-def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
-    """The term's units with the contracted figure (``_p``) and its stand-in (``_f``)."""
-    scoped = calls.filter(derive.scoped(calls, ctx.contract, term))
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """A call-level term's figures over a table of calls: the contracted one (``p``), its
+    stand-in (``f``, null where the term has none), the other basis's (``a``), and their points."""
+
+    p: ir.FloatingValue
+    f: ir.FloatingValue
+    a: ir.FloatingValue
+    primary: Point
+    fallback: Point | None
+    alternative: str | None
+
+
+def call_figures(scoped: ir.Table, term: LatencyTerm) -> Figures:
+    """``term``'s figures per call of ``scoped`` (a call-level term: not ``task_end_to_end``)."""
     point = term.measurement_point
-    if point is MeasurementPoint.TASK_END_TO_END:
-        return _task_units(ctx, scoped)
-    state = ibis.cases(
-        (scoped.state == str(CallState.UNKNOWN), str(UnitState.UNKNOWN)),
-        (derive.succeeded(scoped), str(UnitState.OK)),
-        else_=str(UnitState.FAILED),
-    )
     full = Point("full_response", "_p", "duration_ms")
     p, f, a = scoped.duration_ms, _NULL_FLOAT, _NULL_FLOAT
     primary, fallback, alternative = full, None, None
@@ -195,20 +200,40 @@ def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
             if basis is None or basis is TokensPerSecondBasis.UNSTATED:
                 # an unstated basis is itself a finding: show what the other reading gives
                 a, alternative = scoped.tps_gen, "after_first_token"
+    cast = "float64"
+    return Figures(p.cast(cast), f.cast(cast), a.cast(cast), primary, fallback, alternative)
+
+
+def call_state(scoped: ir.Table) -> ir.StringValue:
+    """A call's ``UnitState``: answered with or without a recorded status, else failed."""
+    return ibis.cases(
+        (scoped.state == str(CallState.UNKNOWN), str(UnitState.UNKNOWN)),
+        (derive.succeeded(scoped), str(UnitState.OK)),
+        else_=str(UnitState.FAILED),
+    )
+
+
+def term_units(ctx: CheckContext, term: LatencyTerm, calls: ir.Table) -> Units:
+    """The term's units with the contracted figure (``_p``) and its stand-in (``_f``)."""
+    scoped = calls.filter(derive.scoped(calls, ctx.contract, term))
+    point = term.measurement_point
+    if point is MeasurementPoint.TASK_END_TO_END:
+        return task_units(ctx, scoped)
+    fig = call_figures(scoped, term)
     table = scoped.select(
         task_id=scoped.task_id,
         start_us=scoped.start_us,
         _ex=scoped._ex,
-        _state=state,
-        _p=p.cast("float64"),
-        _f=f.cast("float64"),
-        _a=a.cast("float64"),
+        _state=call_state(scoped),
+        _p=fig.p,
+        _f=fig.f,
+        _a=fig.a,
     )
     table = table.mutate(_m=ibis.coalesce(table._p, table._f))
-    return Units(table, "calls", primary, fallback, alternative)
+    return Units(table, "calls", fig.primary, fig.fallback, fig.alternative)
 
 
-def _task_units(ctx: CheckContext, scoped: ir.Table) -> Units:
+def task_units(ctx: CheckContext, scoped: ir.Table) -> Units:
     """Tasks holding ≥ 1 in-scope call; excluded when any in-scope call of theirs is excluded."""
     known = [(scoped._ex == r, ibis.literal(f"{i}{r}")) for i, r in enumerate(_REASON_ORDER)]
     key = ibis.cases(*known, else_=ibis.literal("9") + scoped._ex)
@@ -337,6 +362,7 @@ __all__ = [
     "Bound",
     "Choice",
     "Counts",
+    "Figures",
     "How",
     "PeriodValues",
     "Point",
@@ -344,7 +370,10 @@ __all__ = [
     "Units",
     "answered",
     "call_base",
+    "call_figures",
+    "call_state",
     "choose_point",
     "period_values",
+    "task_units",
     "term_units",
 ]

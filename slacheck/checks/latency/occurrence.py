@@ -7,18 +7,11 @@ prove one side of the verdict only."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-
-import ibis.expr.types as ir
+from collections.abc import Mapping
 
 from slacheck.checks.latency.assembly import Base, decide, with_examples
-from slacheck.checks.latency.counting import (
-    is_answered,
-    meets,
-    passes_test,
-    position,
-    within_at_limit,
-)
+from slacheck.checks.latency.counting import meets, within_at_limit
+from slacheck.checks.latency.picks import Picked
 from slacheck.checks.latency.wording import (
     LatencySays,
     alt_note,
@@ -34,44 +27,21 @@ from slacheck.contract.model import (
 )
 from slacheck.messages import Message
 from slacheck.metering.context import CheckContext
-from slacheck.metering.rank import Rank, order_stats, percentile_rank
+from slacheck.metering.rank import Rank, percentile_rank
 from slacheck.metering.units import Bound, Counts, Point, Units
-from slacheck.metering.windowed import examples_by_window
 from slacheck.verdict import TermResult, Verdict
 from slacheck.windows import CalendarWindow
 
 
-def _order_stats(
-    t: ir.Table,
-    column: str,
-    wanted: Mapping[str, Iterable[int]],
-    windows: list[CalendarWindow],
-    counted: ir.Table | None = None,
-) -> dict[str, dict[int, float]]:
-    """The values at the given 1-based ranks (ascending) per window, among answered units
-    (``counted``: their values' bucket counts, see ``counting.count_units``)."""
-    at = position(windows)
-    want = {at[w]: r for w, r in wanted.items()}
-    got = order_stats(t.filter(is_answered(t)), "_w", column, want, counted)
-    return {windows[int(i)].label: stats for i, stats in got.items()}
-
-
-def occurrence(
-    ctx: CheckContext,
-    term: LatencyTerm,
-    obj: OccurrenceObjective,
+def occurrence_ranks(
     units: Units,
-    t: ir.Table,
+    obj: OccurrenceObjective,
     windows: list[CalendarWindow],
-    counts: dict[str, Counts],
-    chosen: dict[str, tuple[Point | None, tuple[Message, ...]]],
-    counted: ir.Table | None = None,
-) -> list[TermResult]:
-    """The term's result in each window. ``chosen``: each window's point and the notes on it;
-    ``counted``: the contracted figures' bucket counts (``counting.count_units``), when every
-    window is measured at that figure."""
-    inclusive = within_at_limit(ctx)
-    losses = ctx.losses(windows)
+    counts: Mapping[str, Counts],
+    chosen: Mapping[str, tuple[Point | None, tuple[Message, ...]]],
+) -> tuple[dict[str, Rank], dict[str, Rank]]:
+    """Per window label: the order statistics of the percentile at the window's point, and of
+    the alternative figure where the term states one."""
     ranks: dict[str, Rank] = {}
     alt_ranks: dict[str, Rank] = {}
     for w in windows:
@@ -83,11 +53,28 @@ def occurrence(
             )
         if units.alternative is not None and c.n_a > 0:
             alt_ranks[w.label] = percentile_rank(c.n_a, obj.percentile, obj.method, obj.direction)
-    stats = _order_stats(t, "_v", {k: r.ranks for k, r in ranks.items()}, windows, counted)
-    alt_stats = _order_stats(t, "_a", {k: r.ranks for k, r in alt_ranks.items()}, windows)
+    return ranks, alt_ranks
+
+
+def occurrence(
+    ctx: CheckContext,
+    term: LatencyTerm,
+    obj: OccurrenceObjective,
+    units: Units,
+    windows: list[CalendarWindow],
+    counts: Mapping[str, Counts],
+    chosen: Mapping[str, tuple[Point | None, tuple[Message, ...]]],
+    picked: Picked,
+) -> list[TermResult]:
+    """The term's result in each window. ``chosen``: each window's point and the notes on it;
+    ``picked``: the order statistics at ``occurrence_ranks`` and the examples of every window
+    with units beyond the threshold (``picks.pick``)."""
+    inclusive = within_at_limit(ctx)
+    losses = ctx.losses(windows)
+    ranks, alt_ranks = occurrence_ranks(units, obj, windows, counts, chosen)
+    stats, alt_stats = picked.stats, picked.alt
     unit = unit_name(term)
     results: list[TermResult] = []
-    need: list[str] = []  # the windows whose offending units are shown
     for w in windows:
         c = counts.get(w.label, Counts())
         point, point_notes = chosen[w.label]
@@ -114,8 +101,6 @@ def occurrence(
         if term.min_samples is not None and n < term.min_samples:
             verdict = Verdict.NO_DATA
             notes.append(LatencySays.BELOW_MIN(n=n, noun=noun_for(units, n), min=term.min_samples))
-        if verdict is not Verdict.MET and good < n:
-            need.append(w.label)
         details = {
             **rank.details,
             "method": obj.method.value,
@@ -126,17 +111,10 @@ def occurrence(
             "point_bound": None if point.bound is None else str(point.bound),
             **base.common_details(),
         }
-        results.append(base.result(verdict, observed, unit, good, n, (), notes, point, details))
-    if need:
-        at = position(windows)
-        offending = (
-            t._w.isin([at[label] for label in need])
-            & is_answered(t)
-            & t._v.notnull()
-            & ~passes_test(obj.direction, obj.threshold, inclusive)(t._v)
-        )
-        found = examples_by_window(t, offending, "_worst", window="_w")
-        results = [with_examples(r, found.get(at[r.window], ())) for r in results]
+        r = base.result(verdict, observed, unit, good, n, (), notes, point, details)
+        if verdict is not Verdict.MET and good < n:  # the offending units are shown
+            r = with_examples(r, picked.examples.get(w.label, ()))
+        results.append(r)
     return results
 
 
@@ -162,4 +140,4 @@ def mixed_verdict(
     return Verdict.MET if exact_pass >= k else Verdict.INDETERMINATE
 
 
-__all__ = ["mixed_verdict", "occurrence"]
+__all__ = ["mixed_verdict", "occurrence", "occurrence_ranks"]
