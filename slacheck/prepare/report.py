@@ -73,7 +73,7 @@ def prepare_report(
         period=period,
         evaluation=evaluation,
         fields=check_fields(contract, traces, ctx),
-        budget=analyse(traces),
+        budget=analyse(traces, ctx),
         distributions=_distributions(ctx, evaluation.results),
         period_start_us=window.start_us,
         period_end_us=window.end_us,
