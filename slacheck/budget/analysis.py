@@ -252,8 +252,9 @@ def analyse(traces: Traces, metering: Metering | None = None) -> Budget:
     ``metering``: the run over ``traces`` whose checks have computed the tasks and the model
     calls (``Metering.tasks``, ``Metering.calls``): the budget reads those tables, the same
     task times the task latency terms count, instead of deriving them again. Without it the
-    tasks are computed once here. Either way, four queries: the per-task breakdown (kept), its
-    sums and counts, the percentiles, and the model calls set aside (only when rows were)."""
+    tasks are computed once here (kept). Then the per-task breakdown (kept), its sums and
+    counts, the tasks counted, both percentiles in one query, and the model calls set aside
+    (only when rows were)."""
     if metering is not None and metering.traces is not traces:
         raise ValueError("the metering run is over other traces")
     all_tasks = tasks(traces).cache() if metering is None else metering.tasks
