@@ -10,6 +10,7 @@ import ibis.expr.types as ir
 
 from slacheck.budget.model import PARTS, Budget, BudgetSays, Part, Spread, ToolParallelism
 from slacheck.messages import Message
+from slacheck.metering.context import Metering
 from slacheck.metering.derive import FAILURE_STATES, calls, lower_bound, tasks
 from slacheck.metering.rank import nearest_rank
 from slacheck.trace.traces import Traces
@@ -31,8 +32,14 @@ def _count(cond: ir.BooleanValue) -> ir.IntegerScalar:
     return cond.fill_null(False).cast("int64").sum()
 
 
-def task_breakdown(traces: Traces) -> ir.Table:
+def task_breakdown(
+    traces: Traces, *, all_tasks: ir.Table | None = None, model_calls: ir.Table | None = None
+) -> ir.Table:
     """One row per task with a task time: its time split into ``PARTS`` (``<part>_ms``).
+
+    ``all_tasks`` and ``model_calls``: the run's ``derive.tasks`` and ``derive.calls`` of
+    ``traces`` when it has computed them (``Metering.tasks``, ``Metering.calls``): the same
+    rows, read instead of derived again.
 
     Per model call: a retry attempt (``attempt`` > 1) and a failed attempt that was retried
     count whole under ``retries``, with the backoff before the retry (its start − the previous
@@ -50,23 +57,24 @@ def task_breakdown(traces: Traces) -> ir.Table:
     serial tools: tool calls after the same model call ended (same step) that ran one after
     another, and ``tool_saving_ms`` = Σ(sum − max) over such steps.
     """
-    timed = tasks(traces)
+    timed = tasks(traces) if all_tasks is None else all_tasks
     # a lower bound (a subtree's time, a task with a span still open) is not the task's time:
     # where it went is not where the task's went
     whole = timed.task_ms.notnull() & ~lower_bound(timed.task_source)
     timed = timed.filter(whole).select("task_id", "task_ms")
-    keys = timed.select(k_task="task_id")
 
     s = traces.spans
     work = s.filter(s.kind.isin(_WORK))
-    work = work.semi_join(keys, work.task_id == keys.k_task)
+    # every step below is per task (joins on the task id, windows and groups by it), so the
+    # work spans of tasks without a time need no join to leave them out: their rows are
+    # dropped by the left joins onto ``timed`` at the end
     has_child = work.filter(work.parent_span_id.notnull())
     parents = has_child.select(p_task="task_id", p_span="parent_span_id").distinct()
     container = [work.task_id == parents.p_task, work.span_id == parents.p_span]
     leaves = work.anti_join(parents, container)
     wrappers = work.semi_join(parents, container)
     wrappers = wrappers.group_by("task_id").aggregate(container_spans=wrappers.count())
-    c = calls(traces)
+    c = calls(traces) if model_calls is None else model_calls
     leaf_keys = leaves.select(l_task="task_id", l_span="span_id")
     c = c.semi_join(leaf_keys, [c.task_id == leaf_keys.l_task, c.span_id == leaf_keys.l_span])
     llm = _llm_parts(c)
@@ -189,17 +197,29 @@ def _tool_steps(t: ir.Table) -> ir.Table:
 # measured: the budget
 
 
-def _nearest_rank(t: ir.Table, column: str, n: int, ps: tuple[float, ...]) -> list[float | None]:
-    """Nearest-rank percentiles of ``column`` over ``n`` rows, picked in the engine."""
+def _nearest_ranks(
+    t: ir.Table, n: int, ps: tuple[float, ...], *columns: str
+) -> dict[str, list[float | None]]:
+    """Nearest-rank percentiles ``ps`` of each of ``columns`` over ``n`` rows, picked in the
+    engine in one query (each column ranked on its own, ties by task id)."""
     if n == 0:
-        return [None for _ in ps]
+        return {c: [None for _ in ps] for c in columns}
     # the one nearest-rank rule (exact: p99.9 of 1,000 is rank 999); row_number is 0-based
     ranks = [nearest_rank(n, p) - 1 for p in ps]
-    col = t[column]
-    r = t.mutate(_rank=ibis.row_number().over(ibis.window(order_by=[col, t.task_id])))
-    df = r.filter(r._rank.isin(sorted(set(ranks)))).select("_rank", column).execute()
-    at = {int(k): float(v) for k, v in zip(df["_rank"], df[column], strict=True)}
-    return [at[k] for k in ranks]
+    wanted = sorted(set(ranks))
+    r = t.mutate(
+        **{
+            f"_r{i}": ibis.row_number().over(ibis.window(order_by=[t[c], t.task_id]))
+            for i, c in enumerate(columns)
+        }
+    )
+    hit = ibis.or_(*(r[f"_r{i}"].isin(wanted) for i in range(len(columns))))
+    df = r.filter(hit).select(*(f"_r{i}" for i in range(len(columns))), *columns).execute()
+    out: dict[str, list[float | None]] = {}
+    for i, c in enumerate(columns):
+        at = {int(k): float(v) for k, v in zip(df[f"_r{i}"], df[c], strict=True)}
+        out[c] = [at[k] for k in ranks]
+    return out
 
 
 _SUMS = (
@@ -226,10 +246,20 @@ _COUNTS = (
 )
 
 
-def analyse(traces: Traces) -> Budget:
-    """The latency budget of ``traces``: over tasks with a task time, where that time goes."""
-    b = task_breakdown(traces).cache()
-    all_tasks = tasks(traces)
+def analyse(traces: Traces, metering: Metering | None = None) -> Budget:
+    """The latency budget of ``traces``: over tasks with a task time, where that time goes.
+
+    ``metering``: the run over ``traces`` whose checks have computed the tasks and the model
+    calls (``Metering.tasks``, ``Metering.calls``): the budget reads those tables, the same
+    task times the task latency terms count, instead of deriving them again. Without it the
+    tasks are computed once here (kept). Then the per-task breakdown (kept), its sums and
+    counts, the tasks counted, both percentiles in one query, and the model calls set aside
+    (only when rows were)."""
+    if metering is not None and metering.traces is not traces:
+        raise ValueError("the metering run is over other traces")
+    all_tasks = tasks(traces).cache() if metering is None else metering.tasks
+    model_calls = None if metering is None else metering.calls
+    b = task_breakdown(traces, all_tasks=all_tasks, model_calls=model_calls).cache()
     row = (
         b.aggregate(
             tasks=b.count(),
@@ -261,8 +291,9 @@ def analyse(traces: Traces) -> Budget:
         )
         for name, label in PARTS
     )
-    task_p50, task_p95 = _nearest_rank(b, "task_ms", n, (50.0, 95.0))
-    steps_p50, steps_p95 = _nearest_rank(b, "steps", n, (50.0, 95.0))
+    picked = _nearest_ranks(b, n, (50.0, 95.0), "task_ms", "steps")
+    task_p50, task_p95 = picked["task_ms"]
+    steps_p50, steps_p95 = picked["steps"]
     task_total = num("task_ms")
     steps_total = cnt("steps")
     saving = num("tool_saving_ms")
@@ -294,8 +325,10 @@ def analyse(traces: Traces) -> Budget:
             saving_per_task_ms=saving / n if n else 0.0,
         ),
     )
-    bad = traces.set_aside_rows
-    lost = int(bad.filter((bad.kind == "llm").fill_null(False)).count().execute())
+    lost = 0
+    if traces.quality.rows_set_aside:  # else there is nothing to count
+        bad = traces.set_aside_rows
+        lost = int(bad.filter((bad.kind == "llm").fill_null(False)).count().execute())
     return _with_notes(replace(budget, calls_set_aside=lost))
 
 

@@ -77,16 +77,18 @@ ClaimedOpt = Annotated[
 ]
 
 
-def _no_window(contract: Any, loaded: Any, period: str | None, lang: str = "en") -> bool:
+def _no_window(run: Any, period: str | None, lang: str = "en") -> bool:
     """Say (on the terminal, in ``lang``) when no window of the effective period overlaps the
-    traces or the period: both date ranges, and every term as no data. True when it did."""
+    traces or the period: both date ranges, and every term as no data. True when it did.
+    ``run``: the command's metering run (``prepare.metering_run``), asked, never rebuilt."""
     from slacheck.console import TerminalSays, verdict_counts
     from slacheck.prepare import no_window
     from slacheck.results import Evaluation
 
-    said = no_window(contract, loaded, period)
+    said = no_window(run, period)
     if said is None:
         return False
+    contract, loaded = run.contract, run.traces
     ev = Evaluation(
         contract, (), loaded.sources, loaded.quality, str(loaded.engine), period, no_window=said
     )
@@ -177,7 +179,7 @@ def accept(
 
     Writes PDF, Word (.docx, for redlining), HTML or Markdown."""
     from slacheck.contract.load import load_contract
-    from slacheck.prepare import prepare_accept
+    from slacheck.prepare import metering_run, prepare_accept
     from slacheck.render.documents import format_for, render_accept
 
     kind = format_for(output, fmt, "accept")
@@ -189,11 +191,14 @@ def accept(
         if traces
         else None
     )
-    prepared = prepare_accept(c, loaded, contract_file=contract, period=period)
+    # one metering run over all the traces: the field check's, the windows' traffic and the
+    # no-window notice
+    run = metering_run(c, loaded) if loaded is not None else None
+    prepared = prepare_accept(c, loaded, contract_file=contract, period=period, metering=run)
     data = render_accept(prepared, lang=lang.value, fmt=kind)
     _write_document(output, data, inputs, lang.value)
     # the criteria stand; the traces given cannot test them in the effective period
-    if loaded is not None and _no_window(c, loaded, period, lang.value):
+    if run is not None and _no_window(run, period, lang.value):
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -220,7 +225,7 @@ def report(
     documents to redline), and the evidence appendix (CSV: every call counted as failed,
     undecided or excluded) beside the report."""
     from slacheck.contract.load import load_contract
-    from slacheck.prepare import prepare_report
+    from slacheck.prepare import metering_run, prepare_report
     from slacheck.render.claim import ClaimSays
     from slacheck.render.credit import credit_claims
     from slacheck.render.documents import format_for, render_report
@@ -232,7 +237,8 @@ def report(
     check_target(output, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
-    if _no_window(c, loaded, period, lang.value):
+    run = metering_run(c, loaded, period)  # the command's one metering run
+    if _no_window(run, period, lang.value):
         raise typer.Exit(EXIT_FINDINGS)  # nothing in the effective period to report on
     with _working(say(CliSays.CHECKING_RENDERING, lang.value), lang.value):
         prepared = prepare_report(
@@ -242,6 +248,7 @@ def report(
             contract_file=contract,
             issued=issue_date,
             claimed=claimed or (),
+            metering=run,
         )
         data = render_report(prepared, lang=lang.value, fmt=kind)
     csv_path = evidence_path(output, prepared)
@@ -279,7 +286,7 @@ def claim(
     status the report states). Exit 1 when a credit is due (earned, not claimed, its deadline
     not passed), 0 otherwise."""
     from slacheck.contract.load import load_contract
-    from slacheck.prepare import prepare_claim
+    from slacheck.prepare import metering_run, prepare_claim
     from slacheck.render.claim import render_letter
 
     issue_date = _issue_date(issued)
@@ -294,10 +301,13 @@ def claim(
         check_target(path, inputs)
     c = load_contract(contract)
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
-    if _no_window(c, loaded, period):
+    run = metering_run(c, loaded, period)  # the command's one metering run
+    if _no_window(run, period):
         raise typer.Exit(EXIT_FINDINGS)  # no window of the effective period to claim for
     with _working(say(CliSays.COMPUTING_CLAIM)):
-        pack = prepare_claim(c, loaded, period=period, issued=issue_date, claimed=claimed or ())
+        pack = prepare_claim(
+            c, loaded, period=period, issued=issue_date, claimed=claimed or (), metering=run
+        )
     data: dict[str, bytes | str] = {
         "claim.json": jsonout.dumps(pack.to_dict()),
         "affected_calls.csv": pack.affected_csv,

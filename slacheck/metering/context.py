@@ -227,7 +227,10 @@ class Metering:
 
     @cached_property
     def tasks(self) -> ir.Table:
-        return derive.tasks(self.traces)
+        """One row per task (``derive.tasks``), computed once per run as a table: the task
+        terms, the per-task rate limit, the field check, the budget and the charts read the
+        same rows instead of grouping every span again each."""
+        return self.kept("tasks", lambda: derive.tasks(self.traces))
 
     @cached_property
     def data_range(self) -> tuple[int | None, int | None]:

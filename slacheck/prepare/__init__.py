@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from slacheck.prepare.accept import prepare_accept
 from slacheck.prepare.claim import prepare_claim
-from slacheck.prepare.fields import no_window, prepare_fields
+from slacheck.prepare.fields import metering_run, no_window, prepare_fields
 from slacheck.prepare.report import prepare_report
 
-__all__ = ["no_window", "prepare_accept", "prepare_claim", "prepare_fields", "prepare_report"]
+__all__ = [
+    "metering_run",
+    "no_window",
+    "prepare_accept",
+    "prepare_claim",
+    "prepare_fields",
+    "prepare_report",
+]

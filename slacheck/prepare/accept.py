@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from slacheck.contract.model import Contract
+from slacheck.errors import UsageError
 from slacheck.match.fields import check_fields
 from slacheck.metering.context import Metering, contract_windows
 from slacheck.metering.derive import scoped
@@ -23,25 +24,34 @@ def prepare_accept(
     *,
     contract_file: Path | None = None,
     period: str | None = None,
+    metering: Metering | None = None,
 ) -> AcceptInputs:
     """The field check (with traces) and the test windows: those of ``period`` when given
-    (``--period 2026-Q3``), else those the traces cover; each with the traffic it holds."""
+    (``--period 2026-Q3``), else those the traces cover; each with the traffic it holds.
+
+    ``metering``: the command's metering run over all the traces (``prepare.metering_run``
+    without a period), when it has one; else one is made here. The field check asks of all
+    the traces given, and a window's traffic is the same whichever period the run covers, so
+    one run serves both."""
     kind = acceptance_window_kind(contract)
     span = parse_period(period, contract.zone) if period is not None else None
     if traces is None:
         laid = contract_windows(contract, kind, span)
         windows = tuple(AcceptWindow(w.label, w.start_us, w.end_us - 1, w.clipped) for w in laid)
         return AcceptInputs(contract, contract_file=contract_file, period=period, windows=windows)
-    ctx = Metering(contract, traces, span)
+    ctx = Metering(contract, traces) if metering is None else metering
+    if ctx.traces is not traces or ctx.period is not None:
+        raise UsageError("the metering run given is not over all of these traces")
+    laid = contract_windows(contract, kind, span) if span is not None else ctx.windows(kind)
     return AcceptInputs(
         contract,
         # the field check asks of all the traces given (its own rule), on the same calls
-        check_fields(contract, traces),
+        check_fields(contract, traces, ctx),
         traces.sources,
         traces.quality,
         contract_file,
         period,
-        tuple(_window_traffic(ctx, w) for w in ctx.windows(kind)),
+        tuple(_window_traffic(ctx, w) for w in laid),
     )
 
 

@@ -16,7 +16,7 @@ from slacheck.checks.availability import tier_credit
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
 from slacheck.evaluation import run_checks
-from slacheck.metering.context import CheckContext
+from slacheck.metering.context import CheckContext, Metering
 from slacheck.prepare.evidence import affected_calls, affected_csv
 from slacheck.render.claim import INCIDENT_GAP_MINUTES, ClaimPack, Incident
 from slacheck.render.credit import check_claimed, credit_claim
@@ -33,10 +33,12 @@ def prepare_claim(
     period: str,
     issued: dt.date | None = None,
     claimed: Collection[str] = (),
+    metering: Metering | None = None,
 ) -> ClaimPack:
     """The claim for the one availability window ``period`` names, its status as of
     ``issued`` (default: today in the contract's zone, read here, once); ``claimed``: the
-    windows the customer says were claimed (``--claimed``)."""
+    windows the customer says were claimed (``--claimed``); ``metering``: the command's metering
+    run over ``period`` (``prepare.metering_run``), when it has one."""
     spec = contract.availability
     if spec is None:
         raise UsageError(
@@ -45,7 +47,18 @@ def prepare_claim(
     if contract.credits is None:
         raise UsageError("the contract has no credits section: there is no credit to claim")
     window = parse_period(period, contract.zone)
-    ctx = CheckContext(contract, traces, window)
+    ctx = CheckContext(contract, traces, window) if metering is None else metering
+    p = ctx.period
+    if (
+        ctx.traces is not traces
+        or p is None
+        or (p.start_us, p.end_us)
+        != (
+            window.start_us,
+            window.end_us,
+        )
+    ):
+        raise UsageError(f"the metering run given is not over these traces and {period}")
     windows = ctx.windows(spec.window)
     if len(windows) != 1:
         raise UsageError(

@@ -26,7 +26,7 @@ from slacheck.render.inputs import ReportInputs, Traffic
 from slacheck.results import Evaluation
 from slacheck.trace.traces import Traces
 from slacheck.verdict import TermKind, TermResult
-from slacheck.windows import parse_period
+from slacheck.windows import CalendarWindow, parse_period
 
 __all__ = ["prepare_report"]
 
@@ -43,6 +43,7 @@ def prepare_report(
     contract_file: Path | None = None,
     issued: dt.date | None = None,
     claimed: Collection[str] = (),
+    metering: Metering | None = None,
 ) -> ReportInputs:
     """Evaluate (unless ``evaluation`` is given), check fields, analyse the budget, and read
     each latency term's measured values for the charts, all on one metering run.
@@ -51,11 +52,12 @@ def prepare_report(
     passes it (``--issued``), else it is today in the contract's zone — read here, once,
     never inside a template. ``claimed``: the availability windows whose credit the customer
     says was claimed (``--claimed``); the claim status of every window is stated as of
-    ``issued`` (``render.credit``)."""
+    ``issued`` (``render.credit``). ``metering``: the command's metering run over ``period``
+    (``prepare.metering_run``), when it has one; else one is made here."""
     window = parse_period(period, contract.zone)
-    # one context for the verdicts, the field check, the evidence and the charts: its derived
-    # tables are built once
-    ctx = CheckContext(contract, traces, window)
+    # one context for the verdicts, the field check, the budget, the evidence and the charts:
+    # its derived tables are built once
+    ctx = _run(metering, contract, traces, window)
     if evaluation is None:
         evaluation = run_checks(ctx)
     elif evaluation.period is not None and evaluation.period != window.label:
@@ -71,7 +73,7 @@ def prepare_report(
         period=period,
         evaluation=evaluation,
         fields=check_fields(contract, traces, ctx),
-        budget=analyse(traces),
+        budget=analyse(traces, ctx),
         distributions=_distributions(ctx, evaluation.results),
         period_start_us=window.start_us,
         period_end_us=window.end_us,
@@ -83,6 +85,20 @@ def prepare_report(
         contract_file=contract_file,
         claimed=frozenset(claimed),
     )
+
+
+def _run(
+    metering: Metering | None, contract: Contract, traces: Traces, window: CalendarWindow
+) -> Metering:
+    """The command's metering run when it is over ``window``, else a new one."""
+    if metering is None:
+        return CheckContext(contract, traces, window)
+    p = metering.period
+    if metering.contract is not contract or metering.traces is not traces or p is None:
+        raise UsageError("the metering run given is not over these contract and traces")
+    if (p.start_us, p.end_us) != (window.start_us, window.end_us):
+        raise UsageError(f"the metering run covers {p.label}, not the period {window.label}")
+    return metering
 
 
 def _traffic(ctx: Metering) -> Traffic:
