@@ -32,12 +32,19 @@ from slacheck.contract.model import (
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import model_base, succeeded
-from slacheck.metering.peak import at_peak_expr, definition_message, minute_expr
+from slacheck.metering.fused import Statistic, counted_long, nearest_ranks
+from slacheck.metering.peak import (
+    MINUTE_US,
+    at_peak_expr,
+    definition_message,
+    minute_expr,
+    peak_minutes,
+)
+from slacheck.metering.rank import bucket
 from slacheck.metering.windowed import (
     as_count,
     by_window,
     examples_by_window,
-    percentile_by_window,
     scoped_calls,
 )
 from slacheck.verdict import TermKind, TermResult, Verdict
@@ -259,7 +266,12 @@ def _window_result(
 
 @check("peak")
 def peak(ctx: CheckContext) -> list[TermResult]:
-    """Peak minutes per month, what degraded at peak, and whether that matches the policy."""
+    """Peak minutes per month, what degraded at peak, and whether that matches the policy.
+
+    Two reads of the calls besides the peak minutes': one grouped pass (``_grouped``) gives
+    every count and the three percentiles' values counted per bucket, and one narrow pass
+    keeps the values of the buckets holding them and the calls that can be examples
+    (``fused.nearest_ranks``)."""
     spec = ctx.contract.peak
     if spec is None:
         return []
@@ -275,27 +287,41 @@ def peak(ctx: CheckContext) -> list[TermResult]:
     )
     pol = _policy(spec, m)
     ap = m.at_peak
-    rows = by_window(
-        m,
-        calls=m.count(),
-        peak_calls=ap.sum(),
-        peak_minutes=ap.ifelse(m.minute, None).nunique(),
-        peak_other=(ap & m.other_model).sum(),
-        off_other=(~ap & m.other_model).sum(),
-        peak_cached=(ap & m.cached).sum(),
-        off_cached=(~ap & m.cached).sum(),
-        q_known=(ap & m.queue_ms.notnull()).sum(),
-        q_max=ap.ifelse(m.queue_ms, None).max(),
-        total=(ap & pol.observable).sum(),
-        good=(ap & pol.observable & pol.complies).sum(),
-    )
     ok = succeeded(m)  # as the latency meters count: status ok, or none recorded
-    pcts = {
-        "p95_ms_at_peak": percentile_by_window(m, "duration_ms", 95, ap & ok),
-        "p95_ms_off_peak": percentile_by_window(m, "duration_ms", 95, ~ap & ok),
-        "queue_p95_ms_at_peak": percentile_by_window(m, "queue_ms", 95, ap),
+    m = m.mutate(
+        _ok=ok,
+        _at_ok=ap & ok,
+        _off_ok=~ap & ok,
+        _obs=pol.observable,
+        _good=pol.observable & pol.complies,
+        _ex=ap & pol.observable & ~pol.complies,
+    )
+    g = _grouped(m)
+    rows = _counts(ctx, g, m, windows)
+    parts = {
+        "p95_ms_at_peak": g.filter(g.at_peak & g._ok).select("window", _b=g._bd, _n=g.n),
+        "p95_ms_off_peak": g.filter(~g.at_peak & g._ok).select("window", _b=g._bd, _n=g.n),
+        "queue_p95_ms_at_peak": g.filter(g.at_peak).select("window", _b=g._bq, _n=g.n),
     }
-    examples = examples_by_window(m, ap & pol.observable & ~pol.complies, pol.worst_first)
+    counted = counted_long(
+        {
+            k: t.filter(t._b.notnull()).group_by(["window", "_b"]).aggregate(_n=t._n.sum())
+            for k, t in parts.items()
+        }
+    )
+    pcts, kept = nearest_ranks(
+        m,
+        {
+            "p95_ms_at_peak": Statistic("_at_ok", "duration_ms"),
+            "p95_ms_off_peak": Statistic("_off_ok", "duration_ms"),
+            "queue_p95_ms_at_peak": Statistic("at_peak", "queue_ms"),
+        },
+        counted,
+        95,
+        keep="_ex",
+        columns=["task_id"],
+    )
+    examples = examples_by_window(kept, kept._ex, pol.worst_first)
     return [
         _window_result(
             ctx,
@@ -303,11 +329,67 @@ def peak(ctx: CheckContext) -> list[TermResult]:
             pol,
             w,
             rows.get(w.label, {}),
-            {k: v.get(w.label) for k, v in pcts.items()},
+            {k: pcts.get(k, {}).get(w.label) for k in parts},
             examples.get(w.label, ()),
         )
         for w in windows
     ]
+
+
+def _grouped(m: ir.Table) -> ir.Table:
+    """The calls counted per window, at peak or not, answered or not, and bucket of duration
+    and (at peak) of queue wait (``rank.bucket``), with what the counts need summed per group:
+    a few rows per window and millisecond, computed once."""
+    ap = m.at_peak
+    keys = [
+        m.window,
+        ap,
+        m._ok,
+        bucket(m.duration_ms).name("_bd"),
+        ap.ifelse(bucket(m.queue_ms), ibis.null().cast("int64")).name("_bq"),
+    ]
+    g = m.group_by(keys).aggregate(
+        n=m.count(),
+        other=m.other_model.sum(),
+        cached=m.cached.sum(),
+        q_max=m.queue_ms.max(),
+        total=m._obs.sum(),
+        good=m._good.sum(),
+    )
+    return g.cache()
+
+
+def _counts(
+    ctx: CheckContext, g: ir.Table, m: ir.Table, windows: list[CalendarWindow]
+) -> dict[str, dict[str, Any]]:
+    """Per window: the calls, at peak and off, what degraded, the queue wait recorded at peak,
+    the policy's total and good, and the peak minutes with calls in it (from the peak minutes
+    themselves where every window edge is a minute edge, as in every zone since 1972)."""
+    ap = g.at_peak
+    sums = g.group_by("window").aggregate(
+        calls=g.n.sum(),
+        peak_calls=g.n.sum(where=ap),
+        peak_other=g.other.sum(where=ap),
+        off_other=g.other.sum(where=~ap),
+        peak_cached=g.cached.sum(where=ap),
+        off_cached=g.cached.sum(where=~ap),
+        q_known=g.n.sum(where=ap & g._bq.notnull()),
+        q_max=g.q_max.max(where=ap),
+        total=g.total.sum(where=ap),
+        good=g.good.sum(where=ap),
+    )
+    pm = peak_minutes(ctx)
+    if pm is not None and all(
+        w.start_us % MINUTE_US == 0 and w.end_us % MINUTE_US == 0 for w in windows
+    ):
+        per = pm.group_by(_pw=pm.window).aggregate(peak_minutes=pm.count())
+        sums = sums.left_join(per, sums.window == per._pw).drop("_pw")
+        return {str(r["window"]): r for r in sums.execute().to_dict("records")}
+    rows = {str(r["window"]): r for r in sums.execute().to_dict("records")}
+    minutes = by_window(m, peak_minutes=m.at_peak.ifelse(m.minute, None).nunique())
+    for w, r in rows.items():
+        r["peak_minutes"] = minutes.get(w, {}).get("peak_minutes")
+    return rows
 
 
 __all__ = ["PeakSays", "peak"]

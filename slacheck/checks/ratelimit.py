@@ -275,6 +275,26 @@ def _window_result(
     return result(Verdict.MET, 0.0, None)
 
 
+def _examples(per: ir.Table) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per kind (``under``, ``undecided``) and window: the first task ids (by id) with a call
+    of that kind, from the calls counted per task; one query for both kinds."""
+    kinds = [
+        per.filter(per[kind] > 0).select(
+            _k=ibis.literal(kind + _SEP) + per.window, task_id=per.task_id
+        )
+        for kind in ("under", "undecided")
+    ]
+    both = kinds[0].union(kinds[1])
+    out: dict[str, dict[str, tuple[str, ...]]] = {"under": {}, "undecided": {}}
+    for key, ids in examples_by_window(both, ibis.literal(True), window="_k").items():
+        kind, _, label = str(key).partition(_SEP)
+        out[kind][label] = ids
+    return out
+
+
+_SEP = "\x1f"
+
+
 @check("rate_limit")
 def rate_limit(ctx: CheckContext) -> list[TermResult]:
     """Per month: peak traffic on the contracted basis and throttling within the limit."""
@@ -285,23 +305,35 @@ def rate_limit(ctx: CheckContext) -> list[TermResult]:
     c = scoped_calls(ctx, windows)
     m = c.mutate(under=under_limit_expr(ctx, c), thr=c.status == "throttled")
     thr = m.thr.fill_null(False)
-    rows = by_window(
-        m,
-        calls=m.count(),
-        throttled=thr.sum(),
-        under=(thr & m.under.fill_null(False)).sum(),
-        undecided=(thr & m.under.isnull()).sum(),
-        tokens_known=(m.input_tokens.notnull() | m.output_tokens.notnull()).sum(),
-    )
     tokens = m.input_tokens.fill_null(0) + m.output_tokens.fill_null(0)
-    per = m.group_by(["window", "task_id"]).aggregate(n=m.count(), tokens=tokens.sum())
-    per_rows = by_window(per, tasks=per.count(), mean=per.n.mean(), tok=per.tokens.mean())
+    # one grouped pass: the calls per window and task, whence every count, the requests per
+    # task and their p95, and the examples (the tasks with a call of each kind, by id)
+    per = (
+        m.group_by(["window", "task_id"])
+        .aggregate(
+            n=m.count(),
+            tokens=tokens.sum(),
+            throttled=thr.sum(),
+            under=(thr & m.under.fill_null(False)).sum(),
+            undecided=(thr & m.under.isnull()).sum(),
+            tokens_known=(m.input_tokens.notnull() | m.output_tokens.notnull()).sum(),
+        )
+        .cache()
+    )
+    rows = by_window(
+        per,
+        calls=per.n.sum(),
+        throttled=per.throttled.sum(),
+        under=per.under.sum(),
+        undecided=per.undecided.sum(),
+        tokens_known=per.tokens_known.sum(),
+        tasks=per.count(),
+        mean=per.n.mean(),
+        tok=per.tokens.mean(),
+    )
     p95 = percentile_by_window(per, "n", 95)
     busiest = _busiest(bucket_amounts(ctx, rl), rl, windows)
-    examples = {
-        "under": examples_by_window(m, thr & m.under.fill_null(False)),
-        "undecided": examples_by_window(m, thr & m.under.isnull()),
-    }
+    examples = _examples(per)
     return [
         _window_result(
             ctx,
@@ -309,7 +341,7 @@ def rate_limit(ctx: CheckContext) -> list[TermResult]:
             w,
             rows.get(w.label, {}),
             busiest.get(w.label),
-            _per_task_details(rl, per_rows.get(w.label, {}), p95.get(w.label)),
+            _per_task_details(rl, rows.get(w.label, {}), p95.get(w.label)),
             {k: v.get(w.label, ()) for k, v in examples.items()},
         )
         for w in windows

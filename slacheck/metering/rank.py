@@ -103,7 +103,7 @@ def order_stats(
     )
     # (window, bucket) → values below the bucket: a few rows
     below = {(w, int(k)): int(hi - n) for w, k, n, hi in _rows(b.filter(hit))}
-    return _pick(v, below, want)
+    return pick(v, below, want)
 
 
 def nearest_rank_by_window(
@@ -111,11 +111,30 @@ def nearest_rank_by_window(
 ) -> dict[Any, float]:
     """The nearest-rank ``percentile`` of ``column`` (nulls left out) in each window, in two
     passes: the values counted per bucket, each window's count and k = ⌈p·n/100⌉ computed
-    beside them in the engine (``nearest_rank`` in integers: ⌈a/b⌉ = ⌊(a + b − 1)/b⌋), then
-    only the bucket holding the k-th value ranked (see ``order_stats``)."""
+    beside them in the engine (``nearest_located``), then only the bucket holding the k-th
+    value ranked (see ``order_stats``). An integer column's bucket is its value: one pass."""
+    v, b = _buckets(t, window, column)
+    below, want = nearest_located(b.drop("_hi"), percentile)
+    if t[column].type().is_integer():
+        # floor(v) = v: the bucket holding the k-th value is that value (unless clipped)
+        exact = {w: float(k) for w, k in below if abs(k) < _BUCKET_CLIP}
+        if len(exact) == len(below):
+            return exact
+    stats = pick(v, below, want)
+    return {w: stats[w][ranks[0]] for w, ranks in want.items() if ranks[0] in stats.get(w, {})}
+
+
+def nearest_located(
+    counted: ir.Table, percentile: float
+) -> tuple[dict[tuple[Any, int], int], dict[Any, list[int]]]:
+    """Where the nearest-rank ``percentile`` of each window lies, from its values counted per
+    window and bucket (``_win``, ``_b``, ``_n``), in one query over those counts: each
+    window's count and k = ⌈p·n/100⌉ are computed beside them in the engine (``nearest_rank``
+    in integers: ⌈a/b⌉ = ⌊(a + b − 1)/b⌋). Returns what ``pick`` takes: (window, bucket) →
+    values below it, and window → [k]."""
     p = exact_percent(percentile)
     num, den = p.numerator, p.denominator * 100
-    v, b = _buckets(t, window, column)
+    b = _running(counted.select("_win", "_b", "_n"))
     n = b._n.sum().over(ibis.window(group_by=b._win))
     b = b.mutate(_k=ibis.greatest((n * num + (den - 1)) // den, 1))
     hits = b.filter((b._hi - b._n < b._k) & (b._hi >= b._k))
@@ -124,8 +143,7 @@ def nearest_rank_by_window(
     for w, k, cnt, hi, rank in _rows(hits.select("_win", "_b", "_n", "_hi", "_k")):
         below[(w, int(k))] = int(hi - cnt)
         want[w] = [int(rank)]
-    stats = _pick(v, below, want)
-    return {w: stats[w][ranks[0]] for w, ranks in want.items() if ranks[0] in stats.get(w, {})}
+    return below, want
 
 
 def bucket(v: ir.FloatingValue) -> ir.IntegerValue:
@@ -146,15 +164,21 @@ def _buckets(
         b = v.group_by(["_win", "_b"]).aggregate(_n=v.count())
     else:
         b = counted.select("_win", "_b", "_n")
-    b = b.mutate(_hi=b._n.sum().over(ibis.cumulative_window(group_by=b._win, order_by=b._b)))
-    return v, b
+    return v, _running(b)
 
 
-def _pick(
+def _running(b: ir.Table) -> ir.Table:
+    """Counts per window and bucket with the running total up to each bucket (``_hi``)."""
+    return b.mutate(_hi=b._n.sum().over(ibis.cumulative_window(group_by=b._win, order_by=b._b)))
+
+
+def pick(
     v: ir.Table, below: Mapping[tuple[Any, int], int], want: Mapping[Any, Iterable[int]]
 ) -> dict[Any, dict[int, float]]:
-    """The values at the wanted ranks, ranking only the buckets in ``below`` (bucket → values
-    below it)."""
+    """The values at the wanted ranks, ranking only the buckets in ``below`` ((window, bucket)
+    → values below it, as ``nearest_located`` gives it) among the values ``v`` (``_win``,
+    ``_val``, ``_b``): ``v`` may be narrowed to anything that holds all values of those
+    buckets."""
     if not below:
         return {}
     # the range from the lowest bucket to the highest first: a plain range the engine applies
@@ -178,6 +202,11 @@ def _pick(
     for w, k, n, val in _rows(ranked.filter(_any(picks)).select("_win", "_b", "_rn", "_val")):
         out.setdefault(w, {})[below[(w, int(k))] + int(n)] = float(val)
     return out
+
+
+def in_bucket(v: ir.FloatingValue, k: int) -> ir.BooleanValue:
+    """Whether ``v`` falls in bucket ``k`` (``bucket``), as a range of values."""
+    return _in_buckets(v, k, k)
 
 
 def _in_buckets(v: ir.FloatingValue, lo: int, hi: int) -> ir.BooleanValue:
