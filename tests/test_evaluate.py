@@ -166,7 +166,11 @@ def test_keys_trim_only_white_space_on_spark(spark_backend: object) -> None:
     # white space str.strip knows (a no-break space, an ideographic space, a vertical tab)
     regions = [*values, "\xa0CN-Shanghai\u3000", "\x0bcn-beijing", " \t", None]
     df = pd.DataFrame(
-        {"region": regions, "region_d": [r or "US-Central1" for r in regions], "i": range(6)}
+        {
+            "region": regions,
+            "region_d": [r or "US-Central1" for r in regions],
+            "i": range(len(regions)),
+        }
     )
     r = con.create_table("slacheck_region_probe", df, overwrite=True)  # type: ignore[attr-defined]
     expect = [*want, "cn-shanghai", "cn-beijing", None, "us-central1"]
