@@ -270,7 +270,9 @@ def region_keys_of(
     one small query). ``keep``: computes the lookup table once when it is too large to inline."""
     keys = region_keys(seen.to_pyarrow().column("region").to_pylist())
     chars = sum(len(k) + len(v) for k, v in keys.items())
-    if len(keys) <= INLINE_NAMES and chars <= INLINE_CHARS and not any("\x00" in k for k in keys):
+    # only printable names go into the SQL as constants: Spark reads a control character in a
+    # string literal (a vertical tab) as something else, and a NUL ends one on DuckDB
+    if len(keys) <= INLINE_NAMES and chars <= INLINE_CHARS and all(k.isprintable() for k in keys):
         return RegionKeys(inline=keys)
     table = region_key_table(keys)
     return RegionKeys(table=table if keep is None else keep(table))
