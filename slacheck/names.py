@@ -28,5 +28,7 @@ def model_base(name: str) -> str:
 
 
 def region_key(name: str) -> str:
-    """A region name as compared: trimmed and lower-cased (the twin of ``region_key_expr``)."""
+    """A region name as compared: trimmed (of every white space ``str.strip`` knows) and
+    lower-cased. The one rule for both sides: the checks read a trace's regions through it too,
+    applied once per distinct recorded region (``metering.derive.RegionKeys``)."""
     return name.strip().lower()

@@ -144,16 +144,40 @@ def test_keys_trim_only_white_space_on_spark(spark_backend: object) -> None:
     import ibis
     import pandas as pd
 
-    from slacheck.metering.derive import model_base_expr, provider_key_expr, region_key_expr
+    from slacheck.metering.derive import (
+        RegionKeys,
+        model_base_expr,
+        provider_key_expr,
+        region_key_table,
+        region_keys,
+        region_keys_of,
+        with_region_key,
+    )
 
     values = ["  vertex-f ", "Falkenstein", "fv"]
     con = spark_backend
     t = con.create_table(  # type: ignore[attr-defined]
         "slacheck_strip_probe", pd.DataFrame({"v": values}), overwrite=True
     )
-    got = t.select(
-        r=region_key_expr(t.v), p=provider_key_expr(t.v), m=model_base_expr(t.v)
-    ).execute()
+    got = t.select(p=provider_key_expr(t.v), m=model_base_expr(t.v)).execute()
     want = ["vertex-f", "falkenstein", "fv"]
-    assert list(got["r"]) == list(got["p"]) == list(got["m"]) == want
+    assert list(got["p"]) == list(got["m"]) == want
+    # the region keys, once per distinct region in Python, read on Spark as on DuckDB: every
+    # white space str.strip knows (a no-break space, an ideographic space, a vertical tab)
+    regions = [*values, "\xa0CN-Shanghai\u3000", "\x0bcn-beijing", " \t", None]
+    df = pd.DataFrame(
+        {
+            "region": regions,
+            "region_d": [r or "US-Central1" for r in regions],
+            "i": range(len(regions)),
+        }
+    )
+    r = con.create_table("slacheck_region_probe", df, overwrite=True)  # type: ignore[attr-defined]
+    expect = [*want, "cn-shanghai", "cn-beijing", None, "us-central1"]
+    for keys in (
+        region_keys_of(r.select("region").distinct()),
+        RegionKeys(table=region_key_table(region_keys(regions))),
+    ):
+        got_r = with_region_key(r, keys).order_by("i").execute()
+        assert [None if k is None or k != k else k for k in got_r["region_key"]] == expect
     assert ibis.__name__ == "ibis"

@@ -20,7 +20,7 @@ from slacheck.contract.model import Contract
 from slacheck.contract.review import review
 from slacheck.engine import connect
 from slacheck.metering.context import Metering
-from slacheck.metering.derive import model_base_expr, region_key_expr, scoped
+from slacheck.metering.derive import model_base_expr, scoped
 from slacheck.names import model_base, region_key
 from slacheck.trace.ingest import ingest
 from slacheck.trace.schema import BY_NAME, conform
@@ -193,5 +193,56 @@ def test_sla303_and_the_checks_agree_on_generated_names(names: list[str]) -> Non
 
 @pytest.mark.parametrize("name", ["CN-Shanghai", " cn-shanghai ", "cn-shanghai"])
 def test_region_key_twins(name: str) -> None:
-    t = ibis.memtable(pd.DataFrame({"v": [name]}))
-    assert t.select(r=region_key_expr(t.v)).execute()["r"][0] == region_key(name) == "cn-shanghai"
+    got = _keys_in_engine([name], "x", table=False)
+    assert got == [region_key(name)] == ["cn-shanghai"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The region key once per distinct region (``derive.RegionKeys``): the engine reads each call's
+# recorded region through a lookup made by ``names.region_key`` itself, so it is the contract
+# side's rule on every string, white space ``str.strip`` knows and the engine's ``\s`` does not
+# (no-break and ideographic spaces, the vertical tab, U+0085) included
+
+_SPACE = st.sampled_from(
+    [" ", "\t", "\n", "\v", "\f", "\r", "\x1c", "\x85", "\xa0", "\u2003", "\u3000"]
+)
+_region = st.one_of(
+    st.none(),
+    st.text(),
+    st.builds(
+        lambda a, name, b: a + name + b,
+        st.text(_SPACE, max_size=3),
+        st.sampled_from(["CN-Shanghai", "cn-beijing", "us-east-1", "ÉU-ouest", "İstanbul"]),
+        st.text(_SPACE, max_size=3),
+    ),
+)
+
+
+def _keys_in_engine(regions: list[str | None], path: str, *, table: bool) -> list[str | None]:
+    from slacheck.metering.derive import (
+        RegionKeys,
+        region_key_table,
+        region_keys,
+        region_keys_of,
+        with_region_key,
+    )
+
+    region_d = [path if r is None else r for r in regions]
+    schema = pa.schema([("region", pa.string()), ("region_d", pa.string()), ("i", pa.int64())])
+    data = pa.table([regions, region_d, list(range(len(regions)))], schema=schema)
+    t = ibis.memtable(data)
+    keys = region_keys_of(t.select("region").distinct())
+    if table:
+        keys = RegionKeys(table=region_key_table(region_keys(regions)))
+    got = _duckdb().to_pyarrow(with_region_key(t, keys).order_by("i").select("region_key"))
+    return got.column("region_key").to_pylist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_region, min_size=1, max_size=8), st.booleans())
+def test_region_keys_per_distinct_value_are_the_python_rule(
+    regions: list[str | None], table: bool
+) -> None:
+    # no recorded region: the key of the region in the model's path (letters, digits, _ and -)
+    want = [("us-central1" if r is None else (region_key(r) or None)) for r in regions]
+    assert _keys_in_engine(regions, "US-Central1", table=table) == want

@@ -24,11 +24,7 @@ from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
 from slacheck.metering.calls import metered
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import CallState
-from slacheck.metering.windowed import (
-    as_count,
-    by_window,
-    examples_by_window,
-)
+from slacheck.metering.windowed import as_count, examples_by_window
 from slacheck.results import Losses
 from slacheck.verdict import TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
@@ -261,6 +257,18 @@ def _window_result(
     return result(Verdict.INDETERMINATE, observed, AvailabilitySays.UNCLASSIFIED_DECIDES())
 
 
+#: the calls counted per state, by the detail that states them
+_STATES = {
+    "error_calls": CallState.VENDOR_ERROR,
+    "timeout_calls": CallState.TIMEOUT,
+    "throttled_calls": CallState.THROTTLED,
+    "unknown_status_calls": CallState.UNKNOWN,
+    "unclassified_calls": CallState.UNCLASSIFIED,
+    "customer_error_calls": CallState.CUSTOMER_ERROR,
+    "cache_hit_calls": CallState.CACHED,
+}
+
+
 @check("availability")
 def availability(ctx: CheckContext) -> list[TermResult]:
     """Per availability window: the share of counted calls that did not fail, and the credit."""
@@ -268,29 +276,28 @@ def availability(ctx: CheckContext) -> list[TermResult]:
     if spec is None:
         return []
     windows = ctx.windows(spec.window)
-    # the metered-call table: one reading of excluded, failed and undecided for every consumer
+    # the metered-call table: one reading of excluded, failed and undecided for every consumer;
+    # one grouped pass gives every count (by window, exclusion, state, failed, undecided: a few
+    # dozen rows), and the examples come from the failed calls alone
     m = metered(ctx, windows)
-    counted = m.filter(m.excluded.isnull())
-    state = counted.state
-    rows = by_window(
-        counted,
-        total=counted.count(),
-        failed=counted.failed.sum(),
-        undecided=counted.undecided.sum(),
-        error_calls=(state == str(CallState.VENDOR_ERROR)).sum(),
-        timeout_calls=(state == str(CallState.TIMEOUT)).sum(),
-        throttled_calls=(state == str(CallState.THROTTLED)).sum(),
-        unknown_status_calls=(state == str(CallState.UNKNOWN)).sum(),
-        unclassified_calls=(state == str(CallState.UNCLASSIFIED)).sum(),
-        customer_error_calls=(state == str(CallState.CUSTOMER_ERROR)).sum(),
-        cache_hit_calls=(state == str(CallState.CACHED)).sum(),
-    )
-    ex = m.filter(m.excluded.notnull())
-    ex_df = ex.group_by(["window", "excluded"]).aggregate(n=ex.count()).execute()
+    g = m.group_by(["window", "excluded", "state", "failed", "undecided"]).aggregate(n=m.count())
+    rows: dict[str, dict[str, int]] = {}
     excluded: dict[str, dict[str, int]] = {}
-    for w, reason, n in zip(ex_df["window"], ex_df["excluded"], ex_df["n"], strict=True):
-        excluded.setdefault(str(w), {})[str(reason)] = int(n)
-    examples = examples_by_window(counted, counted.failed)
+    for r in g.to_pyarrow().to_pylist():
+        w, n = str(r["window"]), int(r["n"])
+        if r["excluded"] is not None:
+            per = excluded.setdefault(w, {})
+            per[str(r["excluded"])] = per.get(str(r["excluded"]), 0) + n
+            continue
+        row = rows.setdefault(w, dict.fromkeys(["total", "failed", "undecided", *_STATES], 0))
+        row["total"] += n
+        row["failed"] += n if r["failed"] else 0
+        row["undecided"] += n if r["undecided"] else 0
+        for key, state in _STATES.items():
+            row[key] += n if r["state"] == str(state) else 0
+    counted = m.filter(m.excluded.isnull())
+    failed_somewhere = any(r["failed"] for r in rows.values())
+    examples = examples_by_window(counted, counted.failed) if failed_somewhere else {}
     losses = ctx.losses(windows)
     return [
         _window_result(

@@ -31,18 +31,12 @@ from slacheck.contract.model import (
     region_allowed_by_residency,
 )
 from slacheck.messages import NC_, NPC_, Message, MessageCode, Param
-from slacheck.metering.calls import RegionRole, region_role_expr
+from slacheck.metering.calls import region_roles
 from slacheck.metering.context import CheckContext
 from slacheck.metering.derive import region_key
 from slacheck.metering.peak import at_peak_expr
-from slacheck.metering.windowed import (
-    as_count,
-    by_window,
-    examples_by_window,
-    scoped_calls,
-    top_by_window,
-)
-from slacheck.verdict import TermKind, TermResult, Verdict
+from slacheck.metering.windowed import as_count, scoped_calls
+from slacheck.verdict import MAX_EXAMPLES, TermKind, TermResult, Verdict
 from slacheck.windows import CalendarWindow
 
 
@@ -127,47 +121,80 @@ def _names(regions: list[Region]) -> list[str]:
     return sorted({region_key(r.name) for r in regions})
 
 
-def _marked(ctx: CheckContext, spec: Regions, windows: list[CalendarWindow]) -> ir.Table:
-    """In-scope calls with ``reg`` and the booleans every result below is counted from."""
-    c = scoped_calls(ctx, windows)
-    reg = c.region_key
-    answers = [
-        (region_key(r.name), region_allowed_by_residency(r, spec.residency))
-        for r in [*spec.primary, *spec.failover]
-    ]
-    # A region listed twice with different jurisdictions: the stricter answer wins.
-    denied = sorted({n for n, ok in answers if ok is False})
-    allowed = sorted({n for n, ok in answers if ok is True} - set(denied))
-    none = ibis.literal(False)
-    # the region's role as every consumer reads it (``metering.calls.region_role_expr``)
-    role = region_role_expr(ctx.contract, reg)
-    c = c.mutate(
-        reg=reg,
-        known=reg.notnull(),
-        listed=role.isin([str(RegionRole.PRIMARY), str(RegionRole.FAILOVER)]),
-        routed=role == str(RegionRole.FAILOVER),
-        at_peak=at_peak_expr(ctx, c),
-        res_ok=reg.isin(allowed).fill_null(False) if allowed else none,
-        res_bad=reg.isin(denied).fill_null(False) if denied else none,
-    )
-    allowed_route = _routing_allowed(ctx, c)
-    return c.mutate(
-        route_bad=c.routed & ~allowed_route if allowed_route is not None else none,
-        route_undecided=c.routed if allowed_route is None else none,
-    )
+@dataclass(frozen=True)
+class _Reading:
+    """What the contract makes of a region key (``names.region_key``) and a call's peak minute:
+    the flags every count, top list and example below is read from, decided in Python once per
+    distinct (region key, at peak) of the grouped pass, never per call."""
+
+    primary: frozenset[str]
+    failover: frozenset[str]  # failover only (a region listed both ways is primary)
+    allowed: frozenset[str]  # residency: the jurisdiction is within the limits
+    denied: frozenset[str]  # residency: outside them (the stricter answer of a region twice)
+    permission: RoutingPermission
+    has_peak: bool
+
+    @classmethod
+    def of(cls, ctx: CheckContext, spec: Regions) -> _Reading:
+        primary, failover = region_roles(ctx.contract)
+        answers = [
+            (region_key(r.name), region_allowed_by_residency(r, spec.residency))
+            for r in [*spec.primary, *spec.failover]
+        ]
+        denied = {n for n, ok in answers if ok is False}
+        allowed = {n for n, ok in answers if ok is True} - denied
+        routing = ctx.contract.routing
+        return cls(
+            frozenset(primary),
+            frozenset(failover),
+            frozenset(allowed),
+            frozenset(denied),
+            routing.cross_region if routing is not None else RoutingPermission.NEVER,
+            ctx.contract.peak is not None,
+        )
+
+    def flags(self, reg: str | None, at_peak: bool) -> dict[str, bool]:
+        """The flags of a call served in ``reg`` (None: unknown), at a peak minute or not."""
+        known = reg is not None
+        listed = reg in self.primary or reg in self.failover
+        routed = reg in self.failover
+        # a routing event there would be allowed; None when that cannot be decided
+        allowed_route: bool | None = {
+            RoutingPermission.ALWAYS: True,
+            RoutingPermission.NEVER: False,
+        }.get(self.permission, at_peak if self.has_peak else None)
+        res_ok, res_bad = reg in self.allowed, reg in self.denied
+        return {
+            "calls": True,
+            "known": known,
+            "listed": known and listed,
+            "routed": routed,
+            "routed_at_peak": routed and at_peak,
+            "route_bad": routed and allowed_route is False,
+            "route_undecided": routed and allowed_route is None,
+            "res_ok": res_ok,
+            "res_bad": res_bad,
+            # the conditions the top lists and examples are of
+            "outside": known and not listed,
+            "res_unknown": known and not res_ok and not res_bad,
+        }
 
 
-def _routing_allowed(ctx: CheckContext, c: ir.Table) -> ir.BooleanValue | None:
-    """Per call: a routing event there would be allowed. None when that cannot be decided."""
-    routing = ctx.contract.routing
-    perm = routing.cross_region if routing is not None else RoutingPermission.NEVER
-    if perm is RoutingPermission.ALWAYS:
-        return ibis.literal(True)
-    if perm is RoutingPermission.NEVER:
-        return ibis.literal(False)
-    if ctx.contract.peak is None:
-        return None
-    return c.at_peak
+#: the counts a window states, and the conditions its top lists and examples are drawn from
+_COUNTS = (
+    "calls",
+    "known",
+    "listed",
+    "routed",
+    "routed_at_peak",
+    "route_bad",
+    "route_undecided",
+    "res_ok",
+    "res_bad",
+)
+_TOPS = ("outside", "routed", "res_bad", "res_unknown")
+_EXAMPLES = ("outside", "route_bad", "route_undecided", "res_bad", "res_unknown")
+_TOP_N = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,54 +438,87 @@ def _residency_result(ctx: CheckContext, spec: Regions, d: _Window) -> TermResul
 
 @check("regions")
 def regions(ctx: CheckContext) -> list[TermResult]:
-    """Per month: region list, routing rights and residency (when the contract states it)."""
+    """Per month: region list, routing rights and residency (when the contract states it).
+
+    One grouped pass over the in-scope calls (per window, region key and peak minute or not)
+    gives every count and top list; one more, over the calls of the few region keys an example
+    is needed from, gives every example; the rest is read in Python from those small tables."""
     spec = ctx.contract.regions
     if spec is None:
         return []
     windows = ctx.windows(Window.CALENDAR_MONTH)
-    m = _marked(ctx, spec, windows)
-    rows = by_window(
-        m,
-        calls=m.count(),
-        known=m.known.sum(),
-        listed=(m.known & m.listed).sum(),
-        routed=m.routed.sum(),
-        routed_at_peak=(m.routed & m.at_peak).sum(),
-        route_bad=m.route_bad.sum(),
-        route_undecided=m.route_undecided.sum(),
-        res_ok=m.res_ok.sum(),
-        res_bad=m.res_bad.sum(),
+    reading = _Reading.of(ctx, spec)
+    c = scoped_calls(ctx, windows)
+    c = c.select("window", "task_id", reg=c.region_key, at_peak=at_peak_expr(ctx, c))
+    groups = c.group_by(["window", "reg", "at_peak"]).aggregate(n=c.count())
+    flagged = [
+        (str(r["window"]), r["reg"], bool(r["at_peak"]), int(r["n"]))
+        for r in groups.to_pyarrow().to_pylist()
+    ]
+    flags = [reading.flags(reg, p) for _, reg, p, _ in flagged]
+    rows: dict[str, dict[str, Any]] = {}
+    tops: dict[str, dict[str, dict[str, int]]] = {}
+    for (label, reg, _, n), f in zip(flagged, flags, strict=True):
+        row = rows.setdefault(label, dict.fromkeys(_COUNTS, 0))
+        for k in _COUNTS:
+            row[k] += n if f[k] else 0
+        for k in _TOPS:
+            if f[k]:
+                per = tops.setdefault(k, {}).setdefault(label, {})
+                per[str(reg)] = per.get(str(reg), 0) + n
+    kinds = _EXAMPLES if spec.residency is not None else _EXAMPLES[:3]
+    examples = _examples(
+        c, [(lb, reg, p, f) for (lb, reg, p, _), f in zip(flagged, flags, strict=True)], kinds
     )
-    conds = {
-        "outside": m.known & ~m.listed,
-        "routed": m.routed,
-        "res_bad": m.res_bad,
-        "res_unknown": m.known & ~m.res_ok & ~m.res_bad,
-    }
-    example_conds = {
-        "outside": conds["outside"],
-        "route_bad": m.route_bad,
-        "route_undecided": m.route_undecided,
-    }
-    if spec.residency is not None:
-        example_conds |= {"res_bad": conds["res_bad"], "res_unknown": conds["res_unknown"]}
-    else:
-        del conds["res_bad"], conds["res_unknown"]
-    examples = {k: examples_by_window(m, cond) for k, cond in example_conds.items()}
-    tops = {k: top_by_window(m, cond, "reg") for k, cond in conds.items()}
     out: list[TermResult] = []
     for w in windows:
         d = _Window(
             w,
             rows.get(w.label, {}),
-            {k: v.get(w.label, ()) for k, v in examples.items()},
-            {k: v.get(w.label, {}) for k, v in tops.items()},
+            {k: examples.get((k, w.label), ()) for k in kinds},
+            {k: _top(tops.get(k, {}).get(w.label, {})) for k in _TOPS},
         )
         out.append(_regions_result(ctx, spec, d))
         out.append(_routing_result(ctx, d))
         if spec.residency is not None:
             out.append(_residency_result(ctx, spec, d))
     return out
+
+
+def _top(counts: dict[str, int]) -> dict[str, int]:
+    """The ``_TOP_N`` most frequent region keys, most calls first, then by key."""
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return dict(ranked[:_TOP_N])
+
+
+def _examples(
+    c: ir.Table,
+    flagged: list[tuple[str, str | None, bool, dict[str, bool]]],
+    kinds: tuple[str, ...],
+) -> dict[tuple[str, str], tuple[str, ...]]:
+    """A few task ids per example kind and window, lowest ids first: one query for the first
+    few distinct ids of each (window, region key, peak minute) group a needed kind holds in
+    (the first ids of a union of groups are among each group's first), none when no window
+    has a call of such a kind."""
+    keys = sorted({reg for _, reg, _, f in flagged if reg is not None and any(f[k] for k in kinds)})
+    if not keys:
+        return {}
+    hits = c.filter(c.reg.isin(keys)).select("window", "reg", "at_peak", "task_id").distinct()
+    order = ibis.window(group_by=[hits.window, hits.reg, hits.at_peak], order_by=hits.task_id)
+    ranked = hits.mutate(_i=ibis.row_number().over(order))
+    first = ranked.filter(ranked._i < MAX_EXAMPLES).select("window", "reg", "at_peak", "task_id")
+    ids: dict[tuple[str, str | None, bool], list[str | None]] = {}
+    for r in first.to_pyarrow().to_pylist():
+        ids.setdefault((str(r["window"]), r["reg"], bool(r["at_peak"])), []).append(r["task_id"])
+    out: dict[tuple[str, str], set[str | None]] = {}
+    for w, reg, p, f in flagged:
+        for k in kinds:
+            if f[k]:
+                out.setdefault((k, w), set()).update(ids.get((w, reg, p), []))
+    return {
+        key: tuple(str(t) for t in sorted(found, key=lambda t: (t is None, t or ""))[:MAX_EXAMPLES])
+        for key, found in out.items()
+    }
 
 
 __all__ = ["RegionSays", "regions"]

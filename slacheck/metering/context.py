@@ -143,7 +143,11 @@ class Metering:
         wrappers = self.traces.llm_wrappers
         llm = self._llm
         if self.calls_are_view:
-            calls = derive.calls_of(llm, wrappers, keep=self._table, names=self._names)
+            # the region keys once per distinct recorded region: one scan of two columns
+            regions = derive.region_keys_of(llm.select("region").distinct(), keep=self._table)
+            calls = derive.calls_of(
+                llm, wrappers, keep=self._table, names=self._names, regions=regions
+            )
             # a view in the engine, under a name: what each query then compiles is its own
             # few steps, not the derivation's long chain again (the engine expands the view
             # and reads the columns each query uses, as before)
@@ -156,7 +160,9 @@ class Metering:
         calls = self._table(derive.calls_of(llm, wrappers))
         if wrappers != 0:
             self.traces.backend.drop_table(llm.get_name(), force=True)
-        return calls
+        # the region keys once per distinct region of the table (``derive.RegionKeys``)
+        regions = derive.region_keys_of(calls.select("region").distinct(), keep=self._table)
+        return derive.with_region_key(calls, regions)
 
     @property
     def _llm(self) -> ir.Table:

@@ -26,7 +26,8 @@ Derivations (each records where its value came from, so a report can say "derive
   missing status is no sign of failure. Every consumer counts ``unknown``, ``unclassified`` and
   ``cached`` calls and says how many there were; none drops them or hides them;
 - region key (``region_key``): the serving region trimmed and lower-cased, on both sides —
-  ``CN-Shanghai`` in a trace is the contract's ``cn-shanghai``;
+  ``CN-Shanghai`` in a trace is the contract's ``cn-shanghai`` — by one rule, ``names.region_key``,
+  applied once per distinct recorded region (``RegionKeys``), never per call;
 - scope (``scope_miss``): why a call is outside the contract's scope (a scope field missing on
   the call, or another value), null when it is in scope; which model decides is the contract's
   ``readings.model_scope`` (requested by default).
@@ -35,13 +36,14 @@ Derivations (each records where its value came from, so a report can say "derive
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 import ibis
 import ibis.expr.types as ir
+import pyarrow as pa
 
 from slacheck.contract.model import (
     Contract,
@@ -107,10 +109,6 @@ class ScopeMiss(StrEnum):
 def _trimmed(text: ir.StringValue) -> ir.StringValue:
     # not .strip(): Ibis compiles it on Spark to a trim that also drops the letters v and f
     return text.re_replace(r"^\s+|\s+$", "")
-
-
-def region_key_expr(region: ir.StringValue) -> ir.StringValue:
-    return _trimmed(region).lower().nullif("")
 
 
 def state_expr(c: ir.Table) -> ir.StringValue:
@@ -242,9 +240,69 @@ def _mapped(value: ir.StringValue, mapping: dict[str, str]) -> ir.StringValue:
     return value.substitute(mapping, else_=none)
 
 
+@dataclass(frozen=True)
+class RegionKeys:
+    """What a trace's recorded regions are read as (``names.region_key``: trimmed of every
+    white space ``str.strip`` knows, lower-cased; empty reads as null), computed in Python once
+    per distinct recorded region: as constants put into the queries (``inline``) when they are
+    few, else as a table (``_rk`` → ``_rkey``) joined on the region."""
+
+    inline: dict[str, str] | None = None
+    table: ir.Table | None = None
+
+
+def region_keys(regions: Iterable[str | None]) -> dict[str, str]:
+    """Each distinct region → its key; regions whose key is empty (white space) are left out,
+    and read as null."""
+    out: dict[str, str] = {}
+    for r in regions:
+        if r is not None and r not in out:
+            key = region_key(r)
+            if key:
+                out[r] = key
+    return out
+
+
+def region_keys_of(
+    seen: ir.Table, keep: Callable[[ir.Table], ir.Table] | None = None
+) -> RegionKeys:
+    """``RegionKeys`` for the distinct regions in ``seen`` (a column ``region``: a few rows,
+    one small query). ``keep``: computes the lookup table once when it is too large to inline."""
+    keys = region_keys(seen.to_pyarrow().column("region").to_pylist())
+    chars = sum(len(k) + len(v) for k, v in keys.items())
+    # only printable names go into the SQL as constants: Spark reads a control character in a
+    # string literal (a vertical tab) as something else, and a NUL ends one on DuckDB
+    if len(keys) <= INLINE_NAMES and chars <= INLINE_CHARS and all(k.isprintable() for k in keys):
+        return RegionKeys(inline=keys)
+    table = region_key_table(keys)
+    return RegionKeys(table=table if keep is None else keep(table))
+
+
+def region_key_table(keys: dict[str, str]) -> ir.Table:
+    """``keys`` (``region_keys``) as a lookup table: ``_rk`` (the region) → ``_rkey``."""
+    schema = pa.schema([("_rk", pa.string()), ("_rkey", pa.string())])
+    return ibis.memtable(pa.table([list(keys), list(keys.values())], schema=schema))
+
+
+def with_region_key(c: ir.Table, keys: RegionKeys) -> ir.Table:
+    """``c`` (with ``region`` as recorded and ``region_d``, as ``calls_of`` derives it) with
+    ``region_key``: the recorded region's key, else the key of the region in the model's
+    path (ASCII letters, digits, ``_`` and ``-``, so lower case is its key)."""
+    path_key = c.region_d.lower()
+    if keys.table is None:
+        recorded = _mapped(c.region, keys.inline or {})
+        return c.mutate(region_key=ibis.ifelse(c.region.notnull(), recorded, path_key))
+    t = keys.table
+    j = c.left_join(t, c.region == t._rk)
+    j = j.mutate(region_key=ibis.ifelse(j.region.notnull(), j._rkey, path_key))
+    return j.drop("_rk", "_rkey")
+
+
 def calls(traces: Traces) -> ir.Table:
     """Every model call (see ``model_calls``) with derived columns and their sources."""
-    return calls_of(traces.spans, traces.llm_wrappers)
+    c = calls_of(traces.spans, traces.llm_wrappers)
+    llm = traces.spans.filter(traces.spans.kind == "llm")
+    return with_region_key(c, region_keys_of(llm.select("region").distinct()))
 
 
 @dataclass(frozen=True)
@@ -313,11 +371,14 @@ def calls_of(
     wrappers: int | None = None,
     keep: Callable[[ir.Table], ir.Table] | None = None,
     names: Names | None = None,
+    regions: RegionKeys | None = None,
 ) -> ir.Table:
     """``calls`` from a span table: the usable spans, or only their ``llm`` rows (which is all
     this reads). ``wrappers``: see ``model_calls``. ``keep`` computes a small derived table
     once (the name lookups), for a caller that queries the result as a view many times.
-    ``names``: the lookups, when the caller has made them (``names_of``)."""
+    ``names``: the lookups, when the caller has made them (``names_of``). ``regions``: the
+    region keys (``region_keys_of``); without them the calls have no ``region_key`` yet
+    (``with_region_key`` adds it)."""
     llm = spans.filter(spans.kind == "llm")
     c = model_calls(llm, wrappers)
     if names is None:
@@ -336,7 +397,6 @@ def calls_of(
     out = c.mutate(
         state=state_expr(c),
         region_d=region_d,
-        region_key=region_key_expr(region_d),
         region_source=ibis.cases(
             (c.region.notnull(), "recorded"),
             (path_region.notnull(), "model_path"),
@@ -359,7 +419,8 @@ def calls_of(
         ),
         tps_gen=ibis.ifelse(gen_ms > 0, c.output_tokens.cast("float64") / (gen_ms / 1000.0), None),
     )
-    return out.drop("_rq_base", "_rq_loc", "_rs_base", "_rs_loc")
+    out = out.drop("_rq_base", "_rq_loc", "_rs_base", "_rs_loc")
+    return out if regions is None else with_region_key(out, regions)
 
 
 def succeeded(c: ir.Table) -> ir.BooleanValue:
