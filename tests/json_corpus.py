@@ -23,7 +23,7 @@ from typing import Any
 from tests.test_reader_differential import EDGES, NAMES, T0
 
 ROOT = Path(__file__).resolve().parent
-DIGESTS = ROOT / "data" / "json_reader_digests.json"
+DIGESTS = ROOT / "json_reader_digests.json"
 CASES = 40
 
 _ISO = ["2026-07-01T00:00:00Z", "2026-07-01T00:00:01.5Z", "2026-07-01T08:00:00+08:00"]
@@ -320,8 +320,6 @@ def fixture_files() -> list[tuple[str, Path]]:
 
     out = []
     for path in sorted((ROOT / "data").rglob("*.json*")):
-        if path.name == DIGESTS.name:
-            continue
         try:
             fmt = detect_format(path)
         except TraceInputError:
