@@ -521,14 +521,15 @@ class SpanReader:
         self, attributes: Mapping[str, object], keys: dict[str, tuple[int, ...]]
     ) -> list[int]:
         """The rows that may find a value in ``attributes``, in order."""
+        common = attributes.keys() & keys.keys()  # in C: most keys name no row
+        if not common:
+            return []
+        if len(common) == 1:
+            return list(keys[next(iter(common))])
         rows: list[int] = []
-        for key in attributes:
-            got = keys.get(key)
-            if got is not None:
-                rows.extend(got)
-        if len(rows) > 1:
-            rows = sorted(set(rows))
-        return rows
+        for key in common:
+            rows.extend(keys[key])
+        return sorted(set(rows))
 
     def read(
         self,
