@@ -255,15 +255,15 @@ def _duckdb_sql(fmt: str, path: Path) -> str:
         "gen_ai.usage.output_tokens",
     )
     picks = ",\n".join(
-        f"list_filter(s.attributes, a -> a.key = '{k}')[1].value.stringValue AS \"{k}\""
+        f"list_filter(s.attributes, lambda a: a.key = '{k}')[1].value.stringValue AS \"{k}\""
         if "usage" not in k
-        else f"CAST(list_filter(s.attributes, a -> a.key = '{k}')[1].value.intValue AS BIGINT)"
+        else f"CAST(list_filter(s.attributes, lambda a: a.key = '{k}')[1].value.intValue AS BIGINT)"
         f' AS "{k}"'
         for k in keys
     )
     return f"""
         WITH r AS (SELECT unnest(resourceSpans) AS rs
-                   FROM read_json({src}, maximum_object_size = 4294967295)),
+                   FROM read_json({src}, maximum_object_size = {path.stat().st_size + 2**20})),
         sc AS (SELECT unnest(rs.scopeSpans) AS ss FROM r),
         sp AS (SELECT unnest(ss.spans) AS s FROM sc)
         SELECT s.traceId, s.spanId, s.parentSpanId, s.name,
