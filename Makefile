@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-all test-deps conformance lint bench bench-large bench-otlp golden docs messages sysdeps clean
+.PHONY: demo test test-all test-deps conformance lint bench bench-large bench-otlp bench-json golden docs messages sysdeps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ bench: $(STAMP)
 # the verdicts must be identical.
 bench-otlp: $(STAMP) sysdeps
 	$(BIN)/python -m bench.otlp
+
+# About 500,000 spans as a Langfuse export, an OTLP JSON document and a LangSmith run list, each
+# read by slacheck's Python reader beside json.load + pyarrow and DuckDB's read_json doing the
+# same flattening: CPU, wall and peak memory (bench/json_docs.py).
+bench-json: $(STAMP)
+	$(BIN)/python -m bench.json_docs
 
 # About 100 million spans, generated in 40 chunks to a folder of Parquet files (about 4 GiB); the
 # same steps as `make bench`, the whole demo contract beside its hand SQL included (the hand SQL

@@ -426,14 +426,175 @@ def read_span(
     name: str | None = None,
 ) -> tuple[Reading, tuple[Kind, str | None] | None]:
     """A span's fields and its kind (None when no convention claims it) by the ``fmt`` rows;
-    ``name`` is the span's name, for the rows that ask for one."""
-    kinds, fields = table().rows_for(fmt)
-    reading = read_fields(attributes, fields, defects, skip, events)
-    rule = classify_rule(attributes, kinds, name)
-    if rule is None:
+    ``name`` is the span's name, for the rows that ask for one.
+
+    What ``read_fields`` and ``classify_rule`` give over ``table().rows_for(fmt)``, through the
+    rows compiled once per format (``span_reader``): the readers call this for every span."""
+    return span_reader(fmt).read(attributes, defects, skip, events, name)
+
+
+def _get(attributes: Mapping[str, object], path: str, parts: tuple[str, ...]) -> object:
+    """``lookup(attributes, path)`` with the path split once."""
+    if path in attributes:
+        return attributes[path]
+    node: object = attributes
+    for part in parts:
+        if not (type(node) is dict or isinstance(node, Mapping)) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+@dataclass(frozen=True, slots=True)
+class _FieldStep:
+    rule: FieldRule
+    field: str
+    attribute: str
+    parts: tuple[str, ...]
+    event: str | None
+    source: str
+    normalise: bool
+    convert: Callable[[object], object]
+    timestamp: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _KindStep:
+    rule: KindRule
+    attribute: str
+    parts: tuple[str, ...]
+    value: str | None
+    suffix: str | None
+
+
+def _by_key(attributes: list[str]) -> dict[str, tuple[int, ...]]:
+    """Each key a span may hold → the rows (by index) it may fill: the rows that name it, and
+    the rows whose dotted name starts with it (looked up inside its value)."""
+    found: dict[str, list[int]] = {}
+    for index, attribute in enumerate(attributes):
+        if not attribute:
+            continue
+        found.setdefault(attribute, []).append(index)
+        head = attribute.split(".", 1)[0]
+        if head != attribute:
+            found.setdefault(head, []).append(index)
+    return {key: tuple(sorted(set(rows))) for key, rows in found.items()}
+
+
+class SpanReader:
+    """One format's rows of the table, compiled once (paths split, converters chosen, rows
+    indexed by the keys they read); ``read`` is ``read_fields`` then ``classify_rule`` over
+    them, to the same result: a row whose key the span does not hold finds nothing, so only the
+    rows of the keys it holds are tried, in the table's order."""
+
+    def __init__(self, fmt: Format) -> None:
+        kinds, fields = table().rows_for(fmt)
+        self._fields = tuple(
+            _FieldStep(
+                rule,
+                rule.field,
+                rule.attribute,
+                tuple(rule.attribute.split(".")),
+                rule.event,
+                rule.source,
+                rule.normalise is not None,
+                _converter(rule),
+                rule.unit == "timestamp",
+            )
+            for rule in fields
+        )
+        self._kinds = tuple(
+            _KindStep(
+                rule,
+                rule.attribute,
+                tuple(rule.attribute.split(".")),
+                None if rule.value is None else rule.value.lower(),
+                None if rule.name_suffix is None else rule.name_suffix.lower(),
+            )
+            for rule in kinds
+        )
+        self._field_keys = _by_key([r.attribute for r in fields])
+        self._event_rows = tuple(i for i, r in enumerate(fields) if r.event is not None)
+        self._kind_keys = _by_key([r.attribute for r in kinds])
+
+    def _rows(
+        self, attributes: Mapping[str, object], keys: dict[str, tuple[int, ...]]
+    ) -> list[int]:
+        """The rows that may find a value in ``attributes``, in order."""
+        common = attributes.keys() & keys.keys()  # in C: most keys name no row
+        if not common:
+            return []
+        if len(common) == 1:
+            return list(keys[next(iter(common))])
+        rows: list[int] = []
+        for key in common:
+            rows.extend(keys[key])
+        return sorted(set(rows))
+
+    def read(
+        self,
+        attributes: Mapping[str, object],
+        defects: list[str],
+        skip: Collection[str] = (),
+        events: Mapping[str, object] | None = None,
+        name: str | None = None,
+    ) -> tuple[Reading, tuple[Kind, str | None] | None]:
+        fields: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        first_token: object = None
+        done: set[str] = set(skip)
+        rows = self._rows(attributes, self._field_keys)
+        if events and self._event_rows:
+            rows = sorted({*rows, *self._event_rows})
+        steps = self._fields
+        for index in rows:
+            step = steps[index]
+            if step.field in done:
+                continue
+            if step.event is not None:
+                value = events.get(step.event) if events else None
+            else:
+                value = _get(attributes, step.attribute, step.parts)
+                if isinstance(value, str) and value[:1] == '"':
+                    value = unquoted(value)
+            if value is None:
+                continue
+            if step.normalise:
+                value = normalised(step.rule, value)
+                if value is _ABSENT:
+                    continue
+            done.add(step.field)
+            sources[step.field] = step.source
+            try:
+                converted = step.convert(value)
+            except Unparseable:
+                defects.append(f"{SetAside.UNPARSEABLE_NUMBER}:{step.field}")
+                continue
+            if step.timestamp:
+                first_token = converted
+            else:
+                fields[step.field] = converted
+        reading = Reading(fields, first_token, sources)
+        kinds = self._kinds
+        for index in self._rows(attributes, self._kind_keys):
+            kind = kinds[index]
+            value = _get(attributes, kind.attribute, kind.parts)
+            if isinstance(value, str) and value[:1] == '"':
+                value = unquoted(value)
+            if value is None:
+                continue
+            if kind.suffix is not None and not (name or "").lower().endswith(kind.suffix):
+                continue
+            if kind.value is None or str(value).lower() == kind.value:
+                sources["kind"] = kind.attribute
+                return reading, (kind.rule.kind, kind.rule.operation)
         return reading, None
-    reading.sources["kind"] = rule.attribute
-    return reading, (rule.kind, rule.operation)
+
+
+@functools.cache
+def span_reader(fmt: Format) -> SpanReader:
+    """The ``fmt`` rows compiled, once per process."""
+    return SpanReader(fmt)
 
 
 def vendor_of(host: object) -> str | None:

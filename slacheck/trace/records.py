@@ -273,7 +273,8 @@ def lookup(mapping: Mapping[str, Any], path: str) -> object:
         return mapping[path]
     node: object = mapping
     for part in path.split("."):
-        if not isinstance(node, Mapping) or part not in node:
+        # a dict first: the ABC's check costs more than the lookup
+        if not (type(node) is dict or isinstance(node, Mapping)) or part not in node:
             return None
         node = node[part]
     return node
@@ -312,8 +313,8 @@ def read_usage(
     ``names`` entry of the source each count came from."""
     found: dict[str, object] = {}
     for index, source in enumerate(sources):
-        if not isinstance(source, Mapping):
-            continue
+        if not (type(source) is dict or isinstance(source, Mapping)) or not source:
+            continue  # an empty usage object holds no count
         for field, paths in USAGE_SPELLINGS.items():
             if field in found:
                 continue
