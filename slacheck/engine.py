@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from slacheck.errors import UsageError
+from slacheck.interrupts import add_interrupter, remove_interrupter
 
 if TYPE_CHECKING:  # ibis costs a third of a second to import: only commands that query load it
     import ibis.expr.types as ir
@@ -172,6 +173,7 @@ class EngineSession:
     _views: list[str] = field(default_factory=list, init=False, repr=False)
     _scratch: str | None = field(default=None, init=False, repr=False)
     _owns_backend: bool = field(default=True, init=False, repr=False)
+    _interrupter: int | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def around(cls, backend: BaseBackend) -> EngineSession:
@@ -262,6 +264,9 @@ class EngineSession:
                 names.clear()
             if self._owns_backend and self.config.engine is Engine.DUCKDB:
                 self._backend.disconnect()
+            if self._interrupter is not None:
+                remove_interrupter(self._interrupter)
+                self._interrupter = None
             self._backend = None
         if self._scratch is not None:
             _SCRATCH.give_back(self.config.scratch_root, self._scratch)
@@ -292,6 +297,8 @@ class EngineSession:
             ) from None
         # Bounded memory spills here instead of failing
         con.raw_sql(f"SET temp_directory = '{self.scratch()}'")
+        # SIGINT and SIGTERM stop a running query (the handler alone waits for it to return)
+        self._interrupter = add_interrupter(con.con.interrupt)
         return con
 
     def _spark(self) -> BaseBackend:

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from slacheck import interrupts
 from slacheck.errors import UsageError
 
 
@@ -67,12 +68,14 @@ def raise_if_signalled() -> None:
 
 def handle_signals() -> None:
     """SIGTERM unwinds like SIGINT (``Terminated``); both wait while a finished output is put in
-    place. SIGXFSZ is ignored, so a file-size limit fails the write (EFBIG, said as such) rather
-    than killing the process with its temporary file left behind. Main thread only."""
+    place, and both interrupt a running engine query (``add_interrupter``). SIGXFSZ is ignored,
+    so a file-size limit fails the write (EFBIG, said as such) rather than killing the process
+    with its temporary file left behind. Main thread only."""
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    interrupts.start_watcher()
 
 
 @contextlib.contextmanager
