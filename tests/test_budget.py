@@ -538,7 +538,7 @@ def _rows_of(spans: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return [(t, s, p, k, a, a + n, *rest) for t, s, p, k, a, n, *rest in spans]
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spans=st.lists(_SPAN, min_size=1, max_size=14))
 @example(spans=[(r[0], r[1], r[2], r[3], r[4], r[5] - r[4], *r[6:]) for r in HAND])
 def test_budget_on_the_runs_tables_is_the_budget_alone(spans: list[tuple[Any, ...]]) -> None:
