@@ -59,7 +59,7 @@ def within_at_limit(ctx: CheckContext) -> bool:
 
 
 #: the per-window counts of ``Counts`` (all but ``excluded``)
-_COUNTED = (
+COUNTED = (
     "units",
     "ok",
     "failed",

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from slacheck.checks.latency.counting import (
+    COUNTED,
     NULL_FLOAT,
     STATE_CODES,
     is_answered,
@@ -50,20 +51,6 @@ from slacheck.metering.units import (
 from slacheck.metering.windowexpr import window_index_expr
 from slacheck.windows import CalendarWindow
 
-#: the per-window counts of ``Counts`` (all but ``excluded``)
-_COUNTED = (
-    "units",
-    "ok",
-    "failed",
-    "unknown",
-    "n_p",
-    "n_f",
-    "n_a",
-    "n_m",
-    "good_p",
-    "good_f",
-    "good_m",
-)
 _SUMMED = ("n_p", "good_p", "n_f", "good_f", "n_m", "good_m", "n_a")
 
 
@@ -322,7 +309,7 @@ def _counted(
             ex = excluded.setdefault(label, {})
             ex[str(reason)] = ex.get(str(reason), 0) + n
             continue
-        c = kept.setdefault(label, dict.fromkeys(_COUNTED, 0))
+        c = kept.setdefault(label, dict.fromkeys(COUNTED, 0))
         c["units"] += n
         state = int(row["_state"])
         if state not in answered:
