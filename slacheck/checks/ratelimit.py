@@ -29,6 +29,7 @@ from slacheck.contract.model import Direction, Period, RateLimit, RateLimitBasis
 from slacheck.contract.readings import AtTheLimit
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import CheckContext
+from slacheck.metering.fused import keyed, unkeyed
 from slacheck.metering.ratelimit import bucket_amounts, period_us, under_limit_expr
 from slacheck.metering.windowed import (
     as_count,
@@ -279,20 +280,15 @@ def _examples(per: ir.Table) -> dict[str, dict[str, tuple[str, ...]]]:
     """Per kind (``under``, ``undecided``) and window: the first task ids (by id) with a call
     of that kind, from the calls counted per task; one query for both kinds."""
     kinds = [
-        per.filter(per[kind] > 0).select(
-            _k=ibis.literal(kind + _SEP) + per.window, task_id=per.task_id
-        )
+        per.filter(per[kind] > 0).select(_k=keyed(kind, per.window), task_id=per.task_id)
         for kind in ("under", "undecided")
     ]
     both = kinds[0].union(kinds[1])
     out: dict[str, dict[str, tuple[str, ...]]] = {"under": {}, "undecided": {}}
     for key, ids in examples_by_window(both, ibis.literal(True), window="_k").items():
-        kind, _, label = str(key).partition(_SEP)
+        kind, label = unkeyed(key)
         out[kind][label] = ids
     return out
-
-
-_SEP = "\x1f"
 
 
 @check("rate_limit")

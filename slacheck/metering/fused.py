@@ -20,7 +20,7 @@ import ibis.expr.types as ir
 
 from slacheck.metering.rank import bucket, in_bucket, nearest_located, pick
 
-__all__ = ["Statistic", "counted_long", "nearest_ranks"]
+__all__ = ["Statistic", "counted_long", "keyed", "nearest_ranks", "unkeyed"]
 
 #: between a statistic's name and a window label in the key the rank queries group by
 _SEP = "\x1f"
@@ -34,14 +34,21 @@ class Statistic:
     value: str
 
 
-def _key(name: str, window: ir.StringValue) -> ir.StringValue:
+def keyed(name: str, window: ir.StringValue) -> ir.StringValue:
+    """One grouping key for a name (a statistic, a kind of example) and a window label."""
     return ibis.literal(name + _SEP) + window
+
+
+def unkeyed(key: object) -> tuple[str, str]:
+    """The name and the window label of a key ``keyed`` made."""
+    name, _, label = str(key).partition(_SEP)
+    return name, label
 
 
 def counted_long(parts: Mapping[str, ir.Table]) -> ir.Table:
     """Per statistic (by name) its values counted per window (``window``) and bucket (``_b``,
     ``_n``), as one table keyed the way ``nearest_ranks`` reads it (``_win``, ``_b``, ``_n``)."""
-    tables = [t.select(_win=_key(name, t.window), _b=t._b, _n=t._n) for name, t in parts.items()]
+    tables = [t.select(_win=keyed(name, t.window), _b=t._b, _n=t._n) for name, t in parts.items()]
     return reduce(lambda a, b: a.union(b), tables)
 
 
@@ -63,7 +70,7 @@ def nearest_ranks(
     below, want = nearest_located(counted, percentile)
     hits: list[ir.BooleanValue] = []
     for (key, k), _ in below.items():
-        name, _, label = str(key).partition(_SEP)
+        name, label = unkeyed(key)
         s = stats[name]
         hits.append((t.window == label) & t[s.where] & in_bucket(t[s.value], k))
     cond = reduce(lambda a, b: a | b, hits, ibis.literal(False))
@@ -79,7 +86,7 @@ def nearest_ranks(
             lambda a, b: a.union(b),
             [
                 rows.filter(rows[s.where] & rows[s.value].notnull()).select(
-                    _win=_key(name, rows.window), _val=rows[s.value], _b=bucket(rows[s.value])
+                    _win=keyed(name, rows.window), _val=rows[s.value], _b=bucket(rows[s.value])
                 )
                 for name, s in stats.items()
             ],
@@ -88,6 +95,6 @@ def nearest_ranks(
         for key, ranks in want.items():
             value = picked.get(key, {}).get(ranks[0])
             if value is not None:
-                name, _, label = str(key).partition(_SEP)
+                name, label = unkeyed(key)
                 out.setdefault(name, {})[label] = value
     return out, rows

@@ -66,8 +66,7 @@ def percentile_rank(
 
 
 #: bucket keys are clipped to ±this: monotonic still, and never beyond a 64-bit integer
-_BUCKET_CLIP = 1e15
-BUCKET_CLIP = _BUCKET_CLIP
+BUCKET_CLIP = 1e15
 
 
 def order_stats(
@@ -117,7 +116,7 @@ def nearest_rank_by_window(
     below, want = nearest_located(b.drop("_hi"), percentile)
     if t[column].type().is_integer():
         # floor(v) = v: the bucket holding the k-th value is that value (unless clipped)
-        exact = {w: float(k) for w, k in below if abs(k) < _BUCKET_CLIP}
+        exact = {w: float(k) for w, k in below if abs(k) < BUCKET_CLIP}
         if len(exact) == len(below):
             return exact
     stats = pick(v, below, want)
@@ -147,9 +146,9 @@ def nearest_located(
 
 
 def bucket(v: ir.FloatingValue) -> ir.IntegerValue:
-    """A value's bucket: its floor, clipped to ±``_BUCKET_CLIP`` (monotonic in the value); null
+    """A value's bucket: its floor, clipped to ±``BUCKET_CLIP`` (monotonic in the value); null
     for null (the engines' ``least`` and ``greatest`` skip a null argument)."""
-    clipped = ibis.greatest(ibis.least(v, _BUCKET_CLIP), -_BUCKET_CLIP).floor()
+    clipped = ibis.greatest(ibis.least(v, BUCKET_CLIP), -BUCKET_CLIP).floor()
     return ibis.ifelse(v.notnull(), clipped, ibis.null().cast(clipped.type()))
 
 
@@ -213,9 +212,9 @@ def _in_buckets(v: ir.FloatingValue, lo: int, hi: int) -> ir.BooleanValue:
     """Whether ``v`` falls in buckets ``lo`` to ``hi`` (see ``_buckets``), as a range of values:
     cheaper per row than the bucket's expression."""
     conds = [v.notnull()]
-    if lo > -_BUCKET_CLIP:
+    if lo > -BUCKET_CLIP:
         conds.append(v >= lo)
-    if hi < _BUCKET_CLIP:
+    if hi < BUCKET_CLIP:
         conds.append(v < hi + 1)
     return reduce(lambda a, b: a & b, conds)
 

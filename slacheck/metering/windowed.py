@@ -79,21 +79,3 @@ def examples_by_window(
 
 def _worst(t: ir.Table, worst_first: str | None) -> dict[str, ir.Value]:
     return {} if worst_first is None else {"_worst": t[worst_first]}
-
-
-def top_by_window(
-    t: ir.Table, cond: ir.BooleanValue, key: str, n: int = 10
-) -> dict[str, dict[str, int]]:
-    """Calls per ``key`` value where ``cond`` holds, the ``n`` most frequent per window."""
-    hits = t.filter(cond)
-    g = hits.group_by(["window", key]).aggregate(_n=hits.count())
-    ranked = g.mutate(
-        _i=ibis.row_number().over(
-            ibis.window(group_by=g["window"], order_by=[ibis.desc(g._n), g[key]])
-        )
-    )
-    df = ranked.filter(ranked._i < n).order_by(["window", "_i"]).execute()
-    out: dict[str, dict[str, int]] = {}
-    for w, k, c in zip(df["window"], df[key], df["_n"], strict=True):
-        out.setdefault(str(w), {})[str(k)] = int(c)
-    return out

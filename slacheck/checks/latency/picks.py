@@ -29,7 +29,7 @@ from slacheck.checks.latency.counting import is_answered, passes_test, within_at
 from slacheck.checks.latency.population import Counted, Member, Population
 from slacheck.contract.model import Direction
 from slacheck.metering.context import CheckContext
-from slacheck.metering.rank import BUCKET_CLIP, order_stats
+from slacheck.metering.rank import BUCKET_CLIP, in_bucket, order_stats
 from slacheck.metering.windowed import examples_by_window
 from slacheck.verdict import MAX_EXAMPLES
 
@@ -149,7 +149,7 @@ def _fetch(
     conds: list[ir.BooleanValue] = []
     for g in targets:
         v = pop.members[g.i].value(t, g.column)
-        conds.append((t._w == g.w) & _in_bucket(v, g.bucket))
+        conds.append((t._w == g.w) & in_bucket(v, g.bucket))
     for x in worst:
         m = pop.members[x.i]
         v = m.value(t, x.column)
@@ -222,16 +222,6 @@ def _worst_tasks(ids: pa.ChunkedArray, worst: Floats) -> tuple[str, ...]:
     )
     top = per.sort_by([("_worst_max", "descending"), ("task_id", "ascending")])
     return tuple(str(x) for x in top["task_id"].to_pylist()[:MAX_EXAMPLES])
-
-
-def _in_bucket(v: ir.FloatingValue, b: int) -> ir.BooleanValue:
-    """Whether ``v`` falls in bucket ``b`` (``rank.bucket``), as a range of values."""
-    cond = v.notnull()
-    if b > -BUCKET_CLIP:
-        cond &= v >= b
-    if b < BUCKET_CLIP:
-        cond &= v < b + 1
-    return cond
 
 
 def _in_bucket_np(v: Floats, b: int) -> Flags:
