@@ -179,13 +179,15 @@ def accept(
 
     Writes PDF, Word (.docx, for redlining), HTML or Markdown."""
     from slacheck.contract.load import load_contract
-    from slacheck.prepare import metering_run, prepare_accept
     from slacheck.render.documents import format_for, render_accept
 
     kind = format_for(output, fmt, "accept")
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
     c = load_contract(contract)
+    # the engine's imports come after the contract is read: a refused contract answers at once
+    from slacheck.prepare import metering_run, prepare_accept
+
     loaded = (
         _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
         if traces
@@ -225,17 +227,20 @@ def report(
     documents to redline), and the evidence appendix (CSV: every call counted as failed,
     undecided or excluded) beside the report."""
     from slacheck.contract.load import load_contract
-    from slacheck.prepare import metering_run, prepare_report
-    from slacheck.render.claim import ClaimSays
-    from slacheck.render.credit import credit_claims
-    from slacheck.render.documents import format_for, render_report
-    from slacheck.render.inputs import evidence_path
+    from slacheck.render.documents import format_for
 
     kind = format_for(output, fmt, "report")
     issue_date = _issue_date(issued)
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
     c = load_contract(contract)
+    # the engine's imports come after the contract is read: a refused contract answers at once
+    from slacheck.prepare import metering_run, prepare_report
+    from slacheck.render.claim import ClaimSays
+    from slacheck.render.credit import credit_claims
+    from slacheck.render.documents import render_report
+    from slacheck.render.inputs import evidence_path
+
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose, lang.value)
     run = metering_run(c, loaded, period)  # the command's one metering run
     if _no_window(run, period, lang.value):
@@ -286,8 +291,6 @@ def claim(
     status the report states). Exit 1 when a credit is due (earned, not claimed, its deadline
     not passed), 0 otherwise."""
     from slacheck.contract.load import load_contract
-    from slacheck.prepare import metering_run, prepare_claim
-    from slacheck.render.claim import render_letter
 
     issue_date = _issue_date(issued)
     inputs = _inputs(contract, traces, mapping)
@@ -300,6 +303,10 @@ def claim(
     for path in files.values():
         check_target(path, inputs)
     c = load_contract(contract)
+    # the engine's imports come after the contract is read: a refused contract answers at once
+    from slacheck.prepare import metering_run, prepare_claim
+    from slacheck.render.claim import render_letter
+
     loaded = _ingest(traces, trace_format, mapping, engine, spark_master, verbose)
     run = metering_run(c, loaded, period)  # the command's one metering run
     if _no_window(run, period):
