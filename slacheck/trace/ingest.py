@@ -35,6 +35,7 @@ from slacheck.trace.tabular import (
     Mapping,
     builtin_mapping,
     identity_mapping,
+    read_parquet_files,
     read_table,
     table_format,
 )
@@ -74,22 +75,38 @@ def detect(path: Path) -> str:
     return fmt
 
 
+def _parquet_footer(path: Path) -> tuple[tuple[tuple[str, str], ...], int]:
+    """A Parquet file's columns (name and type) and its number of rows, from its footer."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise _unreadable_parquet(path, exc) from None
+    schema = meta.schema.to_arrow_schema()
+    return tuple((f.name, str(f.type)) for f in schema), meta.num_rows
+
+
+def _unreadable_parquet(path: Path, exc: BaseException) -> TraceInputError:
+    return TraceInputError(
+        [
+            Problem(
+                str(path),
+                f"not a readable Parquet file: {(str(exc).splitlines() or [''])[0]}",
+                Reason.MALFORMED_TRACE,
+                fix="check that the file is complete (not truncated) Parquet",
+            )
+        ]
+    )
+
+
 def _has_canonical_columns(path: Path) -> bool:
     import pyarrow.parquet as pq
 
     try:
         names = set(pq.read_schema(path).names)
     except (pa.ArrowException, OSError) as exc:
-        raise TraceInputError(
-            [
-                Problem(
-                    str(path),
-                    f"not a readable Parquet file: {(str(exc).splitlines() or [''])[0]}",
-                    Reason.MALFORMED_TRACE,
-                    fix="check that the file is complete (not truncated) Parquet",
-                )
-            ]
-        ) from None
+        raise _unreadable_parquet(path, exc) from None
     return {"task_id", "span_id", "start_us", "end_us", "kind"} <= names
 
 
@@ -139,6 +156,9 @@ def ingest(
     engine_bound: list[tuple[int, Path]] = []
     files = _distinct(paths)
     sizes = [_size(p) for p in files]
+    #: slacheck's own Parquet files (``traces convert``), by schema, read as one scan each
+    canonical: dict[tuple[tuple[str, str], ...], list[Path]] = {}
+    one_scan = engine_of(con) is Engine.DUCKDB
     for index, path in enumerate(files):
         # before each file: the files done, their bytes and rows, and the one being read
         rows_so_far = sum(s.rows for s in sources)
@@ -167,6 +187,12 @@ def ingest(
                     kind, use = known
                 elif kind == "canonical" or use is None:
                     use = identity_mapping(table_format(path) or "parquet")
+                if kind == "canonical" and one_scan and table_format(path) == "parquet":
+                    # read after the loop with the other files of its schema, as one scan
+                    schema, rows = _parquet_footer(path)
+                    canonical.setdefault(schema, []).append(path)
+                    sources.append(SourceFile(str(path), kind, sha256_of(path), rows, by))
+                    continue
                 part = read_table(con, path, use)
                 if table_format(path) != "parquet":
                     # text is parsed once, here; Parquet is scanned in place by later queries
@@ -190,6 +216,11 @@ def ingest(
             problems.append(_unforeseen(path, exc))
             continue
         sources.append(SourceFile(str(path), kind, sha256_of(path), rows, by))
+    for group in canonical.values():
+        try:
+            parts.append(read_parquet_files(con, group, identity_mapping("parquet")))
+        except TraceInputError as exc:
+            problems.extend(exc.problems)
     if engine_bound:
         engine_part = _read_in_engine(session, engine_bound, sources, arrow_parts, problems)
         if engine_part is not None:

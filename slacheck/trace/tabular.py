@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -326,6 +327,50 @@ def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
             ]
         )
     src = read_source(backend, path, fmt)
+    _check_columns(src, mapping, [path])
+    return _canonical(src, mapping, str(path))
+
+
+#: the column of a many-file read that names each row's file (a name no trace file uses)
+_FILE_COLUMN = "_slacheck_source_file"
+
+
+def read_parquet_files(backend: BaseBackend, paths: list[Path], mapping: Mapping) -> ir.Table:
+    """One canonical span table from Parquet files of one schema, read by DuckDB as one scan:
+    what ``read_table`` gives for each file, unioned, but one expression whatever the number of
+    files (a converted folder holds one a day; a union of one projection per file made every
+    later query compile ninety of them). Each row keeps its own file's name and row number."""
+    try:
+        src = backend.read_parquet(
+            [str(p) for p in paths],
+            filename=_FILE_COLUMN,
+            file_row_number=True,
+            hive_partitioning=False,
+        )
+    except Exception as exc:  # the engines raise their own types; all mean "unreadable"
+        first = (str(exc).splitlines() or [""])[0]
+        raise TraceInputError(
+            [
+                Problem(
+                    str(p),
+                    f"cannot read as parquet: {first}",
+                    Reason.MALFORMED_TRACE,
+                    fix="check that the file is parquet",
+                )
+                for p in paths
+            ]
+        ) from None
+    _check_columns(src, mapping, paths)
+    # DuckDB names each file by its absolute path; the traces name it as it was given
+    given = {os.path.abspath(p): str(p) for p in paths}
+    renamed = {a: g for a, g in given.items() if a != g}
+    name = src[_FILE_COLUMN]
+    return _canonical(src, mapping, name.substitute(renamed) if renamed else name)
+
+
+def _check_columns(src: ir.Table, mapping: Mapping, paths: list[Path]) -> None:
+    """Every column the mapping reads is in the file (each of ``paths``, which share ``src``'s
+    columns)."""
     specs = [(f, mapping.spec(f)) for f in mapping.columns]
     specs.append(("status_message", mapping.message_spec()))
     missing = sorted(
@@ -345,14 +390,19 @@ def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
                     f"column `{col}` (mapped to `{field}`) is not in the file",
                     Reason.BAD_MAPPING,
                     field=field if field == "status_message" else f"columns.{field}",
-                    fix=f"columns present: {', '.join(src.columns)}",
+                    fix="columns present: "
+                    + ", ".join(c for c in src.columns if c != _FILE_COLUMN),
                 )
+                for path in paths
                 for field, col in missing
             ]
         )
+
+
+def _canonical(src: ir.Table, mapping: Mapping, source_file: str | ir.StringValue) -> ir.Table:
     if not _classifies(mapping):
-        return project(src, mapping, str(path))
-    return classify_status(project(src, mapping, str(path), status_inputs=True))
+        return project(src, mapping, source_file)
+    return classify_status(project(src, mapping, source_file, status_inputs=True))
 
 
 def _classifies(mapping: Mapping) -> bool:
