@@ -77,10 +77,12 @@ def test_the_files_read_as_one_scan_are_each_file_read_alone(
 
 
 def test_a_converted_folder_is_one_read_whatever_its_days(
-    generated_parquet: Path, tmp_path: Path
+    generated_parquet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each query over the traces compiles one read of the folder, not one per day file (ninety
-    in a quarter, each compiled again by every later query)."""
+    in a quarter, each compiled again by every later query). Read in place, as a folder of more
+    spans than ``SLACHECK_COPY_UP_TO_ROWS`` is."""
+    monkeypatch.setenv("SLACHECK_COPY_UP_TO_ROWS", "0")
     files = _converted(generated_parquet, tmp_path / "by-day")
     traces = ingest([tmp_path / "by-day"])
     sql = ibis.to_sql(traces.spans)
@@ -89,10 +91,11 @@ def test_a_converted_folder_is_one_read_whatever_its_days(
 
 
 def test_files_of_two_schemas_are_read_as_two_scans(
-    generated_parquet: Path, tmp_path: Path
+    generated_parquet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A canonical file written with a narrower integer type (another writer, another version)
     is read beside the others, by a scan of its own: its rows all count, none is cast wrong."""
+    monkeypatch.setenv("SLACHECK_COPY_UP_TO_ROWS", "0")
     files = _converted(generated_parquet, tmp_path / "by-day")
     narrow = pq.read_table(files[0])
     i = narrow.schema.get_field_index("attempt")

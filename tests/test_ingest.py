@@ -304,3 +304,46 @@ def test_the_id_pass_in_parts_on_spark(
     split = _ingest_in_parts(suspects_trace, 3, monkeypatch, backend=spark_backend)
     assert split.quality.to_dict() == whole.quality.to_dict()
     assert split.llm_wrappers == whole.llm_wrappers
+
+
+# -- a small input is copied into the engine once ----------------------------------------------
+
+
+def _canonical_rows(t: Any) -> pa.Table:
+    spans = t.spans
+    return spans.order_by(list(spans.columns)).to_pyarrow()
+
+
+@pytest.mark.parametrize("copy", ["", "0", "100000000"])
+def test_a_copied_input_is_the_input_read_in_place(
+    generated_parquet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copy: str
+) -> None:
+    """The copy (a small input's default, or a bound set high) holds what reading the file in
+    place gives, row for row and in its accounting; it no longer needs the file, which the
+    in-place read does at each query."""
+    path = tmp_path / "t.parquet"
+    path.write_bytes(generated_parquet.read_bytes())
+    monkeypatch.setenv("SLACHECK_COPY_UP_TO_ROWS", "0")
+    in_place = ingest([path])
+    monkeypatch.setenv("SLACHECK_COPY_UP_TO_ROWS", copy)
+    copied = ingest([path])
+    assert copied.quality == in_place.quality and copied.plain == in_place.plain
+    want = _canonical_rows(in_place)
+    assert _canonical_rows(copied).equals(want)
+    assert want.num_rows == in_place.quality.rows_used > 0
+    path.unlink()
+    if copy == "0":
+        with pytest.raises(Exception, match=r"t\.parquet"):
+            _canonical_rows(copied)
+    else:
+        assert _canonical_rows(copied).equals(want)
+
+
+def test_a_copy_bound_that_is_not_a_number_is_a_usage_error(
+    generated_parquet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from slacheck.errors import UsageError
+
+    monkeypatch.setenv("SLACHECK_COPY_UP_TO_ROWS", "2M")
+    with pytest.raises(UsageError, match="SLACHECK_COPY_UP_TO_ROWS='2M'"):
+        ingest([generated_parquet])

@@ -705,10 +705,14 @@ def _rename_some(table: pa.Table, endpoint: str) -> pa.Table:
     zone=st.sampled_from(["UTC", "Asia/Shanghai", "Asia/Kathmandu"]),
     inline=st.booleans(),
     by_endpoint=st.booleans(),
+    copy=st.booleans(),
 )
-# the shortcuts are taken only when every row is usable and nothing is wrapped: always tried
-@example(seed=7, wrap=0, malformed=0, zone="Asia/Kathmandu", inline=True, by_endpoint=True)
-@example(seed=8, wrap=0, malformed=0, zone="UTC", inline=False, by_endpoint=False)
+# the shortcuts are taken only when every row is usable and nothing is wrapped: always tried,
+# on the input copied into the engine and on the file read in place
+@example(
+    seed=7, wrap=0, malformed=0, zone="Asia/Kathmandu", inline=True, by_endpoint=True, copy=False
+)
+@example(seed=8, wrap=0, malformed=0, zone="UTC", inline=False, by_endpoint=False, copy=True)
 def test_what_ingestion_learns_never_changes_a_result(
     tmp_path_factory: pytest.TempPathFactory,
     seed: int,
@@ -717,6 +721,7 @@ def test_what_ingestion_learns_never_changes_a_result(
     zone: str,
     inline: bool,
     by_endpoint: bool,
+    copy: bool,
 ) -> None:
     """Ingestion records the spans' extent, the wrapper count, whether every row is usable and
     the llm spans per quarter hour and names; the metering layer then reads the input as a
@@ -724,8 +729,10 @@ def test_what_ingestion_learns_never_changes_a_result(
     Forgetting those facts (the general path: classify every row, look for wrappers) gives
     the same results, term by term, and the facts are what the trace holds. Some calls carry
     other names, so the scope (providers and models, and endpoints when ``by_endpoint``)
-    leaves some out and cannot decide on others."""
+    leaves some out and cannot decide on others. ``copy``: the input copied into the engine
+    once (a small input's default) or the file read in place at each query (a large one's)."""
     import dataclasses
+    import os
     from unittest import mock
 
     from slacheck.metering import derive
@@ -746,7 +753,8 @@ def test_what_ingestion_learns_never_changes_a_result(
         table, wrappers = _wrap_some(table, wrap)
     path = tmp_path_factory.mktemp("facts") / "t.parquet"
     pq.write_table(table, path)
-    t = ingest([path])
+    with mock.patch.dict(os.environ, {"SLACHECK_COPY_UP_TO_ROWS": "" if copy else "0"}):
+        t = ingest([path])
     # the wrappers among the usable spans, counted on the ids themselves (ingestion hashes them)
     llm = t.spans.filter(t.spans.kind == "llm")
     kids = llm.select(k_task=llm.task_id, k_parent=llm.parent_span_id)

@@ -239,8 +239,29 @@ def ingest(
         parts.append(session.register(merged))
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
     report(Step(Stage.QUALITY, 0, rows=sum(s.rows for s in sources)))
-    # Spark recomputes a lazy plan at every action: give it one materialised input
-    return _quality(session, raw, tuple(sources), materialise=engine_of(con) is Engine.SPARK)
+    # Spark recomputes a lazy plan at every action: give it one materialised input; DuckDB too
+    # where the input is small (``copy_up_to_rows``)
+    rows = sum(s.rows for s in sources)
+    copy = engine_of(con) is Engine.SPARK or rows <= copy_up_to_rows()
+    return _quality(session, raw, tuple(sources), materialise=copy)
+
+
+#: DuckDB copies inputs of at most this many spans into the engine once (``copy_up_to_rows``)
+COPY_UP_TO_ROWS = 2_000_000
+
+
+def copy_up_to_rows() -> int:
+    """Up to how many spans DuckDB copies the input into the engine once, read and normalised,
+    instead of scanning the files in place at each query: SLACHECK_COPY_UP_TO_ROWS, default
+    ``COPY_UP_TO_ROWS`` (``0``: never). Each query of a file in place reads its columns through
+    the mapping again (trimming, typing, classifying every row), some ten queries a run; below
+    a few million spans one copy costs less than those reads (the demo contract at 1 M spans:
+    about a fifth less CPU), above it the copy's memory would not pay for itself."""
+    raw = os.environ.get("SLACHECK_COPY_UP_TO_ROWS", "").strip()
+    try:
+        return int(raw) if raw else COPY_UP_TO_ROWS
+    except ValueError:
+        raise UsageError(f"SLACHECK_COPY_UP_TO_ROWS={raw!r} is not a number of spans") from None
 
 
 #: OTLP JSON-lines files of at least this many bytes are read by the engine (0: all of them)
