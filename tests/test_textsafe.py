@@ -3,7 +3,8 @@ from a contract or a trace never reaches an output raw, and every output still p
 
 A contract with a hostile string in every string field that takes one, and traces with it in
 every trace string field, are checked and rendered in every format and both languages:
-terminal table, check Markdown, JSON and JUnit; draft and report in HTML and Markdown; the PDF
+terminal table, check Markdown, JSON and JUnit; draft, memo, acceptance criteria and report in
+HTML and Markdown; the PDF
 (its text, by pdftotext); OpenSLO YAML; the claim pack's JSON and letters. Hypothesis then
 draws arbitrary Unicode for the term ids, windows and examples of the results and for the
 contract's parties, and renders the cheap formats again."""
@@ -30,10 +31,16 @@ from slacheck.console import evaluation_table
 from slacheck.contract.load import load_contract
 from slacheck.contract.model import Contract
 from slacheck.evaluation import evaluate
-from slacheck.prepare import prepare_claim, prepare_report
+from slacheck.prepare import prepare_accept, prepare_claim, prepare_report
 from slacheck.render import jsonout
 from slacheck.render.claim import ClaimPack, render_letter
-from slacheck.render.documents import DocFormat, render_draft, render_report
+from slacheck.render.documents import (
+    DocFormat,
+    render_accept,
+    render_draft,
+    render_memo,
+    render_report,
+)
 from slacheck.render.junit import to_junit
 from slacheck.render.markdown import evaluation_markdown
 from slacheck.render.openslo import to_openslo
@@ -170,8 +177,11 @@ def _cheap_outputs(contract: Contract, evaluation: Evaluation) -> dict[str, str]
         out[f"check.{lang}.md"] = evaluation_markdown(evaluation, lang)
         out[f"terminal.{lang}.pty"] = _terminal(evaluation, lang, tty=True)
         out[f"terminal.{lang}.pipe"] = _terminal(evaluation, lang, tty=False)
+        accept = prepare_accept(contract, None)
         for fmt in (DocFormat.HTML, DocFormat.MD):
             out[f"draft.{lang}.{fmt}"] = render_draft(contract, lang=lang, fmt=fmt).decode("utf-8")
+            out[f"memo.{lang}.{fmt}"] = render_memo(contract, lang=lang, fmt=fmt).decode("utf-8")
+            out[f"accept.{lang}.{fmt}"] = render_accept(accept, lang=lang, fmt=fmt).decode()
     return out
 
 
@@ -216,7 +226,7 @@ def _safe_and_shown(outputs: dict[str, str]) -> None:
 
 
 def test_no_output_holds_a_raw_unsafe_character(every_output: dict[str, str]) -> None:
-    assert len(every_output) == 17
+    assert len(every_output) == 25
     _safe_and_shown(every_output)
 
 
@@ -282,6 +292,29 @@ def test_arbitrary_unicode_in_results_and_parties(
         sources=((text, "0" * 64),),
     )
     outputs |= _claim_outputs(claim)
-    assert len(outputs) == 17  # the same outputs as test_no_output_holds_a_raw_unsafe_character
+    assert len(outputs) == 25  # the same outputs as test_no_output_holds_a_raw_unsafe_character
     for name, out in outputs.items():
         assert _raw(out) == [], name
+
+
+#: the forbidden characters, Latin and CJK letters, digits and spaces
+_PDF_ALPHABET = sorted(set(TRACE_HOSTILE.replace("\x00", "")) | set("Ab z9 契约供应商"))
+
+
+@pytest.mark.slow
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet=st.sampled_from(_PDF_ALPHABET), min_size=1, max_size=16))
+def test_arbitrary_unicode_in_the_parties_never_reaches_a_pdf_raw(text: str) -> None:
+    """The PDF's text (by pdftotext), both languages: a party's name of the forbidden
+    characters mixed with letters of both languages shows none of them as they are. (A
+    character no installed font draws is refused before the PDF is written, ``MissingGlyphs``,
+    as test_install holds; the alphabet keeps to what the required fonts draw.)"""
+    contract = load_contract(CONTRACT)
+    c = contract.contract.model_copy(update={"vendor": text, "customer": text, "id": text})
+    changed = contract.model_copy(update={"contract": c})
+    for lang in LANGS:
+        pdf = render_draft(changed, lang=lang, fmt=DocFormat.PDF)
+        shown = subprocess.run(
+            ["pdftotext", "-layout", "-", "-"], input=pdf, check=True, capture_output=True
+        ).stdout.decode("utf-8")
+        assert _raw(shown.replace("\x0c", "")) == [], lang
