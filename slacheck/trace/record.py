@@ -42,7 +42,7 @@ from slacheck.progress import Stage, Step, report
 from slacheck.trace.reasons import reason_expr
 from slacheck.trace.results import READ_BY_ENGINE, Quality, SourceFile
 from slacheck.trace.schema import SetAside
-from slacheck.trace.tabular import identity_mapping, read_table
+from slacheck.trace.tabular import identity_mapping, read_parquet_files, read_table
 from slacheck.trace.traces import Traces
 from slacheck.version import __version__
 
@@ -312,20 +312,29 @@ def _tables(
 ) -> tuple[ir.Table, ir.Table]:
     """The usable rows (the files of each day, with ``orphan``) and the rows set aside (the
     ``day=set-aside`` files, with ``_reason``) of a converted folder, as ingestion's ``spans``
-    and ``set_aside_rows`` have them (materialised on Spark, which recomputes a plan at every
-    action, as ingestion's input is)."""
+    and ``set_aside_rows`` have them. Each of the two is read as ingestion reads the folder:
+    on DuckDB one scan of its files (``tabular.read_parquet_files``), never a union of one
+    projection per file, which every later query would compile again; on Spark a table per
+    file, materialised (Spark recomputes a plan at every action, as ingestion's input is)."""
     ident = identity_mapping("parquet")
     keep = ("orphan",) if orphans else ()
-    used = [read_table(con, p, ident, keep=keep) for p in files if not _aside(_rel(p, folder))]
-    aside = [read_table(con, p, ident) for p in files if _aside(_rel(p, folder))]
-    spark = engine_of(con) is Engine.SPARK and session is not None
+    spark = engine_of(con) is Engine.SPARK
+
+    def read(paths: list[Path], keep: tuple[str, ...] = ()) -> ir.Table:
+        if not spark:
+            return read_parquet_files(con, paths, ident, keep=keep)
+        parts = [read_table(con, p, ident, keep=keep) for p in paths]
+        return parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
+
+    used = [p for p in files if not _aside(_rel(p, folder))]
+    aside = [p for p in files if _aside(_rel(p, folder))]
     if used:
-        u = _union(used)
+        u = read(used, keep)
         spans = u if orphans else u.mutate(orphan=ibis.literal(False))
     else:
-        spans = _union(aside).mutate(orphan=ibis.literal(False)).filter(ibis.literal(False))
+        spans = read(aside).mutate(orphan=ibis.literal(False)).filter(ibis.literal(False))
     if aside:
-        a = _union(aside)
+        a = read(aside)
         duplicate = ibis.literal(str(SetAside.DUPLICATE_SPAN_ID))
         bad = a.mutate(_reason=reason_expr(a).fill_null(duplicate))
     else:
@@ -334,10 +343,6 @@ def _tables(
     if spark and session is not None:
         spans, bad = session.materialise(spans), session.materialise(bad)
     return spans, bad
-
-
-def _union(parts: list[ir.Table]) -> ir.Table:
-    return parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
 
 
 # ---------------------------------------------------------------------------------------------
