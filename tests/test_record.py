@@ -265,3 +265,32 @@ def test_on_spark_the_record_is_used_with_the_same_verdicts(
     fresh = evaluate(c, ingest([folder], backend=spark_backend)).to_dict()
     assert fresh["summary"] == on_spark["summary"]
     assert _verdicts(fresh) == _verdicts(on_spark)
+
+
+CONTRACTS = sorted((Path(__file__).resolve().parents[1] / "contracts").glob("*.yaml"))
+
+
+def test_check_through_the_record_says_what_check_without_it_says(tmp_path: Path) -> None:
+    """``slacheck check`` of every contract in contracts/ and the demo contract on a converted
+    folder: the same exit code and the same JSON (accounting, set-aside reasons, orphans,
+    verdicts) whether the run trusts the record or ingests the folder again."""
+    folder = _converted(tmp_path, _trace(9, 9, 4, 5))
+    contracts = [*CONTRACTS, STARTERS / "demo.yaml"]
+    assert len(contracts) >= 5
+
+    def run_all() -> list[tuple[int, dict[str, Any]]]:
+        out = []
+        for c in contracts:
+            res = runner.invoke(app, ["check", str(c), str(folder), "--format", "json"])
+            assert res.exit_code in (0, 1), (c, res.stderr)
+            assert "does not hold" not in res.stderr
+            out.append((res.exit_code, json.loads(res.stdout)))
+        return out
+
+    assert ingest([folder]).record_used
+    trusted = run_all()
+    shutil.rmtree(folder / record.RECORD_DIR)
+    again = run_all()
+    assert again == trusted
+    assert any(d["quality"]["set_aside"] for _, d in trusted)
+    assert all(d["quality"]["orphans"] for _, d in trusted)
