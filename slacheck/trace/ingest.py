@@ -15,7 +15,7 @@ import ibis.expr.types as ir
 import pyarrow as pa
 from ibis.backends import BaseBackend
 
-from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
+from slacheck.engine import Engine, EngineConfig, EngineSession, copy_up_to_rows, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem, sha256_of
 from slacheck.outputs import raise_if_signalled
@@ -247,24 +247,6 @@ def ingest(
     copy = engine_of(con) is Engine.SPARK or rows <= copy_up_to_rows()
     traces = _quality(session, raw, tuple(sources), materialise=copy)
     return traces if refused is None else replace(traces, record_refused=refused)
-
-
-#: DuckDB copies inputs of at most this many spans into the engine once (``copy_up_to_rows``)
-COPY_UP_TO_ROWS = 2_000_000
-
-
-def copy_up_to_rows() -> int:
-    """Up to how many spans DuckDB copies the input into the engine once, read and normalised,
-    instead of scanning the files in place at each query: SLACHECK_COPY_UP_TO_ROWS, default
-    ``COPY_UP_TO_ROWS`` (``0``: never). Each query of a file in place reads its columns through
-    the mapping again (trimming, typing, classifying every row), some ten queries a run; below
-    a few million spans one copy costs less than those reads (the demo contract at 1 M spans:
-    about a fifth less CPU), above it the copy's memory would not pay for itself."""
-    raw = os.environ.get("SLACHECK_COPY_UP_TO_ROWS", "").strip()
-    try:
-        return int(raw) if raw else COPY_UP_TO_ROWS
-    except ValueError:
-        raise UsageError(f"SLACHECK_COPY_UP_TO_ROWS={raw!r} is not a number of spans") from None
 
 
 #: OTLP JSON-lines files of at least this many bytes are read by the engine (0: all of them)

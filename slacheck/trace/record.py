@@ -35,7 +35,7 @@ import ibis
 import ibis.expr.types as ir
 import pyarrow.parquet as pq
 
-from slacheck.engine import Engine, EngineSession, engine_of
+from slacheck.engine import Engine, EngineSession, copy_up_to_rows, engine_of
 from slacheck.inputs import regular_file_problem, sha256_of
 from slacheck.messages import NC_, Message, MessageCode
 from slacheck.progress import Stage, Step, report
@@ -281,6 +281,9 @@ def _traces(
     )
     report(Step(Stage.QUALITY, 0, rows=quality.rows_read))
     spans, bad = _tables(session.backend, session, files, folder, orphans=quality.orphans > 0)
+    if engine_of(session.backend) is Engine.DUCKDB and quality.rows_read <= copy_up_to_rows():
+        # a small input is copied into the engine once, as ingestion copies it
+        spans = session.materialise(spans)
     by_quarter = None
     extra = body.get("llm_by_quarter")
     if extra is not None and engine_of(session.backend) is Engine.DUCKDB:
