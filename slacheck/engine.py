@@ -416,3 +416,21 @@ def file_system_problem(exc: BaseException) -> str | None:
 
 def engine_of(backend: BaseBackend) -> Engine:
     return Engine.SPARK if backend.name == "pyspark" else Engine.DUCKDB
+
+
+#: DuckDB copies inputs of at most this many spans into the engine once (``copy_up_to_rows``)
+COPY_UP_TO_ROWS = 2_000_000
+
+
+def copy_up_to_rows() -> int:
+    """Up to how many spans DuckDB copies the input into the engine once, read and normalised,
+    instead of scanning the files in place at each query: SLACHECK_COPY_UP_TO_ROWS, default
+    ``COPY_UP_TO_ROWS`` (``0``: never). Each query of a file in place reads its columns through
+    the mapping again (trimming, typing, classifying every row), some ten queries a run; below
+    a few million spans one copy costs less than those reads (the demo contract at 1 M spans:
+    about a fifth less CPU), above it the copy's memory would not pay for itself."""
+    raw = os.environ.get("SLACHECK_COPY_UP_TO_ROWS", "").strip()
+    try:
+        return int(raw) if raw else COPY_UP_TO_ROWS
+    except ValueError:
+        raise UsageError(f"SLACHECK_COPY_UP_TO_ROWS={raw!r} is not a number of spans") from None

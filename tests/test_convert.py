@@ -22,8 +22,10 @@ def test_converted_folder_reads_back_the_same(generated_parquet: Path, tmp_path:
     out = tmp_path / "by-day"
     res = runner.invoke(app, ["traces", "convert", str(generated_parquet), "-o", str(out)])
     assert res.exit_code == 0, res.output
-    days = sorted(p.name for p in out.iterdir())
+    # the record (``.slacheck``, hidden: not a trace file) beside one folder per day
+    days = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
     assert days[-1] == "day=set-aside" and days[0].startswith("day=2026-07-0")
+    assert (out / ".slacheck" / "record.json").is_file()
     before, after = ingest([generated_parquet]), ingest([out])
     assert after.quality.rows_read == before.quality.rows_read
     assert after.quality.set_aside == before.quality.set_aside
@@ -47,7 +49,7 @@ def test_convert_refuses_a_folder_with_files(generated_parquet: Path, tmp_path: 
 def _converted(generated_parquet: Path, out: Path) -> list[Path]:
     res = runner.invoke(app, ["traces", "convert", str(generated_parquet), "-o", str(out)])
     assert res.exit_code == 0, res.output
-    files = sorted(out.glob("*/*.parquet"))
+    files = sorted(out.glob("day=*/*.parquet"))  # the data files, not the record's
     assert len(files) >= 3
     return files
 

@@ -83,6 +83,9 @@ def _ingest(
                 file=str(source.path), engine=str(config.engine), why=str(source.fallback)
             )
             err.print(say(said, lang), markup=False, highlight=False)
+    if traces.record_refused is not None:  # never silently: the record is not trusted
+        said = CliSays.RECORD_REFUSED(folder=str(paths[0]), why=traces.record_refused)
+        err.print(say(said, lang), markup=False, highlight=False)
     if traces.id_pass_parts > 1:  # never silently either: a slow path
         said = CliSays.ID_PASS_IN_PARTS(engine=str(config.engine), parts=traces.id_pass_parts)
         err.print(say(said, lang), markup=False, highlight=False)

@@ -42,6 +42,11 @@ class CliSays(MessageCode):
         "note: the {engine} engine ran out of memory finding duplicate ids and orphans in one "
         "pass, so it read the ids again in {parts} passes (the same result, more time)",
     )
+    RECORD_REFUSED = NC_(
+        "cli.record_refused",
+        "note: the record `traces convert` wrote in {folder} does not hold: {why}; its facts "
+        "are not used, and every row is read and checked again",
+    )
     WRITING_PARQUET = NC_("cli.status.writing_parquet", "writing Parquet…")
     CHECKING = NC_("cli.status.checking", "checking terms…")
     CHECKING_RENDERING = NC_("cli.status.checking_rendering", "checking and rendering…")

@@ -13,11 +13,12 @@ import ibis.expr.types as ir
 from slacheck.engine import Engine
 from slacheck.errors import UsageError
 from slacheck.outputs import atomic_folder
+from slacheck.trace.ingest import trace_files
+from slacheck.trace.record import SET_ASIDE_PARTITION, write_record
 from slacheck.trace.schema import COLUMN_NAMES, PLAUSIBLE_US
 from slacheck.trace.traces import Traces
 
-#: the partition of rows ingestion set aside: kept, so a later run reads and counts them again
-SET_ASIDE_PARTITION = "set-aside"
+__all__ = ["SET_ASIDE_PARTITION", "Converted", "check_new_folder", "convert"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,21 +30,25 @@ class Converted:
 
 def convert(traces: Traces, folder: Path) -> Converted:
     """Write every row read (used and set aside) under ``folder/day=YYYY-MM-DD/``; rows set
-    aside go to ``day=set-aside``. ``folder`` must not exist or be empty; it appears whole or
-    not at all (written beside it, then renamed: ``outputs.atomic_folder``). A write the file
-    system refuses (a full disk, a file-size limit) is a ``UsageError`` naming the folder."""
+    aside go to ``day=set-aside`` (the rows kept carry ingestion's ``orphan`` flag), and what
+    ingestion established about them to ``folder/.slacheck/`` (``trace.record``). ``folder``
+    must not exist or be empty; it appears whole or not at all (written beside it, then
+    renamed: ``outputs.atomic_folder``). A write the file system refuses (a full disk, a
+    file-size limit) is a ``UsageError`` naming the folder."""
     check_new_folder(folder)
     rows = _rows_to_write(traces)
     with atomic_folder(folder) as out:
         try:
             _write(traces, rows, out)
+            written = [p for p in trace_files([out]) if p.is_file()]
+            if written:
+                write_record(traces, out, written)
         except Exception as exc:
             said = _write_refused(exc)
             if said is None:
                 raise
             raise UsageError(f"cannot write {folder}: {said}") from None
-    files = sorted(folder.rglob("*.parquet"))
-    return Converted(folder=folder, rows=traces.quality.rows_read, files=len(files))
+    return Converted(folder=folder, rows=traces.quality.rows_read, files=len(written))
 
 
 def check_new_folder(folder: Path) -> None:
@@ -80,8 +85,10 @@ def _write_refused(exc: BaseException) -> str | None:
 
 
 def _rows_to_write(traces: Traces) -> ir.Table:
-    used = traces.spans.select(*COLUMN_NAMES).mutate(_ok=ibis.literal(True))
-    bad = traces.set_aside_rows.select(*COLUMN_NAMES).mutate(_ok=ibis.literal(False))
+    used = traces.spans.select(*COLUMN_NAMES, "orphan").mutate(_ok=ibis.literal(True))
+    bad = traces.set_aside_rows.select(*COLUMN_NAMES).mutate(
+        orphan=ibis.null().cast("boolean"), _ok=ibis.literal(False)
+    )
     t = ibis.union(used, bad, distinct=False)
     lo, hi = PLAUSIBLE_US
     start = ibis.ifelse(t._ok & (t.start_us >= lo) & (t.start_us < hi), t.start_us, 0)

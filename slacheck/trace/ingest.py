@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,22 +15,16 @@ import ibis.expr.types as ir
 import pyarrow as pa
 from ibis.backends import BaseBackend
 
-from slacheck.engine import Engine, EngineConfig, EngineSession, engine_of
+from slacheck.engine import Engine, EngineConfig, EngineSession, copy_up_to_rows, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem, sha256_of
 from slacheck.outputs import raise_if_signalled
 from slacheck.progress import Stage, Step, report
+from slacheck.trace.reasons import reason_expr
+from slacheck.trace.record import from_record
 from slacheck.trace.remote import read_urls
 from slacheck.trace.results import READ_BY_ENGINE, READ_BY_PYTHON, Quality, SourceFile
-from slacheck.trace.schema import (
-    MAX_TOKENS_PER_CALL,
-    PLAUSIBLE_US,
-    QUARTER_HOUR_US,
-    TOKEN_FIELDS,
-    WITHIN_SPAN_MS,
-    WITHIN_SPAN_SLACK_MS,
-    SetAside,
-)
+from slacheck.trace.schema import QUARTER_HOUR_US, SetAside
 from slacheck.trace.tabular import (
     Mapping,
     builtin_mapping,
@@ -147,7 +141,15 @@ def ingest(
         )
     con = session.backend
     urls = [str(p) for p in paths if is_url(p)]
-    paths = trace_files([p for p in paths if not is_url(p)])
+    given = [p for p in paths if not is_url(p)]
+    paths = trace_files(given)
+    refused = None
+    if not urls and len(given) == 1 and fmt in (None, "canonical") and mapping is None:
+        # a folder ``traces convert`` wrote: its record, when it holds, stands for the passes
+        recorded = from_record(session, Path(given[0]), _distinct(paths))
+        if recorded.traces is not None:
+            return recorded.traces
+        refused = recorded.refused
     parts: list[ir.Table] = []
     arrow_parts: list[pa.Table] = []
     sources: list[SourceFile] = []
@@ -243,25 +245,8 @@ def ingest(
     # where the input is small (``copy_up_to_rows``)
     rows = sum(s.rows for s in sources)
     copy = engine_of(con) is Engine.SPARK or rows <= copy_up_to_rows()
-    return _quality(session, raw, tuple(sources), materialise=copy)
-
-
-#: DuckDB copies inputs of at most this many spans into the engine once (``copy_up_to_rows``)
-COPY_UP_TO_ROWS = 2_000_000
-
-
-def copy_up_to_rows() -> int:
-    """Up to how many spans DuckDB copies the input into the engine once, read and normalised,
-    instead of scanning the files in place at each query: SLACHECK_COPY_UP_TO_ROWS, default
-    ``COPY_UP_TO_ROWS`` (``0``: never). Each query of a file in place reads its columns through
-    the mapping again (trimming, typing, classifying every row), some ten queries a run; below
-    a few million spans one copy costs less than those reads (the demo contract at 1 M spans:
-    about a fifth less CPU), above it the copy's memory would not pay for itself."""
-    raw = os.environ.get("SLACHECK_COPY_UP_TO_ROWS", "").strip()
-    try:
-        return int(raw) if raw else COPY_UP_TO_ROWS
-    except ValueError:
-        raise UsageError(f"SLACHECK_COPY_UP_TO_ROWS={raw!r} is not a number of spans") from None
+    traces = _quality(session, raw, tuple(sources), materialise=copy)
+    return traces if refused is None else replace(traces, record_refused=refused)
 
 
 #: OTLP JSON-lines files of at least this many bytes are read by the engine (0: all of them)
@@ -465,59 +450,6 @@ def _needs_mapping(path: Path) -> Problem:
         fix="pass --mapping FILE (see the README's mapping section), or use OTLP, Langfuse "
         "or LangSmith exports, or slacheck's canonical Parquet",
     )
-
-
-def reason_expr(t: ir.Table) -> ir.StringValue:
-    """Why a row cannot be used, or null. Order matters: the first reason found is reported."""
-    tokens_negative = (
-        (t.input_tokens < 0) | (t.output_tokens < 0) | (t.cached_tokens < 0)
-    ).fill_null(False)
-    missing_id = t.task_id.isnull() | t.span_id.isnull() | (t.task_id == "") | (t.span_id == "")
-    defect_reason = t.defect.split(":")[0]
-    return ibis.cases(
-        (t.defect.notnull(), defect_reason),
-        (missing_id, ibis.literal(str(SetAside.MISSING_ID))),
-        (t.start_us.isnull(), ibis.literal(str(SetAside.MISSING_TIMESTAMP))),
-        *_out_of_range(t),
-        (t.end_us.isnull(), ibis.literal(str(SetAside.MISSING_END))),
-        (t.end_us < t.start_us, ibis.literal(str(SetAside.END_BEFORE_START))),
-        (tokens_negative, ibis.literal(str(SetAside.NEGATIVE_TOKENS))),
-        *_impossible_values(t),
-        else_=ibis.null().cast("string"),
-    )
-
-
-def _out_of_range(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValue]]:
-    lo, hi = PLAUSIBLE_US
-    return [
-        (
-            (t[name] < lo) | (t[name] >= hi),
-            ibis.literal(f"{SetAside.OUT_OF_RANGE}:{name}"),
-        )
-        for name in ("start_us", "end_us")
-    ]
-
-
-def _impossible_values(t: ir.Table) -> list[tuple[ir.BooleanValue, ir.StringValue]]:
-    """A within-span measurement that is negative, not finite or longer than its span, or a
-    token count beyond ``MAX_TOKENS_PER_CALL``.
-
-    Such a value would decide a verdict (a negative time to first token makes any p95 "met"),
-    so the row is set aside, never measured; the reason names the field.
-    """
-    cases: list[tuple[ir.BooleanValue, ir.StringValue]] = []
-    # in floats: a row at the int64 limits (set aside above) must not overflow the engine
-    span_ms = (t.end_us.cast("float64") - t.start_us.cast("float64")) / 1000.0
-    for name in WITHIN_SPAN_MS:
-        v = t[name]
-        impossible = (
-            v.isnan() | v.isinf() | (v < 0) | (v > span_ms + WITHIN_SPAN_SLACK_MS)
-        ).fill_null(False)
-        cases.append((impossible, ibis.literal(f"{SetAside.IMPOSSIBLE_VALUE}:{name}")))
-    for name in TOKEN_FIELDS:  # beyond any call's count, and a sum of them would overflow
-        beyond = (t[name] > MAX_TOKENS_PER_CALL).fill_null(False)
-        cases.append((beyond, ibis.literal(f"{SetAside.IMPOSSIBLE_VALUE}:{name}")))
-    return cases
 
 
 def _quality(

@@ -312,8 +312,11 @@ def read_source(backend: BaseBackend, path: Path, fmt: TableFormat) -> ir.Table:
         ) from None
 
 
-def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
-    """A canonical span table (as an Ibis expression) from a tabular file and its mapping."""
+def read_table(
+    backend: BaseBackend, path: Path, mapping: Mapping, *, keep: tuple[str, ...] = ()
+) -> ir.Table:
+    """A canonical span table (as an Ibis expression) from a tabular file and its mapping;
+    ``keep``: columns of the file carried through as they are, after the canonical ones."""
     fmt = mapping.format or table_format(path)
     if fmt is None:
         raise TraceInputError(
@@ -328,18 +331,21 @@ def read_table(backend: BaseBackend, path: Path, mapping: Mapping) -> ir.Table:
         )
     src = read_source(backend, path, fmt)
     _check_columns(src, mapping, [path])
-    return _canonical(src, mapping, str(path))
+    return _canonical(src, mapping, str(path), keep)
 
 
 #: the column of a many-file read that names each row's file (a name no trace file uses)
 _FILE_COLUMN = "_slacheck_source_file"
 
 
-def read_parquet_files(backend: BaseBackend, paths: list[Path], mapping: Mapping) -> ir.Table:
+def read_parquet_files(
+    backend: BaseBackend, paths: list[Path], mapping: Mapping, *, keep: tuple[str, ...] = ()
+) -> ir.Table:
     """One canonical span table from Parquet files of one schema, read by DuckDB as one scan:
     what ``read_table`` gives for each file, unioned, but one expression whatever the number of
     files (a converted folder holds one a day; a union of one projection per file made every
-    later query compile ninety of them). Each row keeps its own file's name and row number."""
+    later query compile ninety of them). Each row keeps its own file's name and row number;
+    ``keep``: as ``read_table``'s."""
     try:
         src = backend.read_parquet(
             [str(p) for p in paths],
@@ -365,7 +371,7 @@ def read_parquet_files(backend: BaseBackend, paths: list[Path], mapping: Mapping
     given = {os.path.abspath(p): str(p) for p in paths}
     renamed = {a: g for a, g in given.items() if a != g}
     name = src[_FILE_COLUMN]
-    return _canonical(src, mapping, name.substitute(renamed) if renamed else name)
+    return _canonical(src, mapping, name.substitute(renamed) if renamed else name, keep)
 
 
 def _check_columns(src: ir.Table, mapping: Mapping, paths: list[Path]) -> None:
@@ -399,10 +405,15 @@ def _check_columns(src: ir.Table, mapping: Mapping, paths: list[Path]) -> None:
         )
 
 
-def _canonical(src: ir.Table, mapping: Mapping, source_file: str | ir.StringValue) -> ir.Table:
+def _canonical(
+    src: ir.Table,
+    mapping: Mapping,
+    source_file: str | ir.StringValue,
+    keep: tuple[str, ...] = (),
+) -> ir.Table:
     if not _classifies(mapping):
-        return project(src, mapping, source_file)
-    return classify_status(project(src, mapping, source_file, status_inputs=True))
+        return project(src, mapping, source_file, keep=keep)
+    return classify_status(project(src, mapping, source_file, status_inputs=True, keep=keep))
 
 
 def _classifies(mapping: Mapping) -> bool:
@@ -424,10 +435,12 @@ def project(
     source_file: str | ir.StringValue,
     *,
     status_inputs: bool = False,
+    keep: tuple[str, ...] = (),
 ) -> ir.Table:
     """The canonical columns of ``src`` read through ``mapping``; ``source_file``: the file's
     name, or a column naming each row's file (a folder Spark read as one table).
-    ``status_inputs``: also the failure flag and message ``classify_status`` reads."""
+    ``status_inputs``: also the failure flag and message ``classify_status`` reads; ``keep``:
+    columns of ``src`` carried through as they are (a converted folder's ``orphan``)."""
     reader = _Reader(src, mapping.timestamp_format)
     exprs: dict[str, ir.Value] = {}
     for col in COLUMNS:
@@ -469,6 +482,7 @@ def project(
         else (ibis.null().cast("string"))
     )
     out = {c.name: exprs[c.name] for c in COLUMNS}
+    out.update({name: src[name] for name in keep})
     if status_inputs:
         status = exprs["status"]
         out[_FAILED] = status.isin(sorted(_STATUS_VALUES - {"ok"})).fill_null(False)
@@ -536,7 +550,11 @@ def classify_status(spans: ir.Table) -> ir.Table:
         ),
         "error_type": ibis.ifelse(decided_here, j._slacheck_class, j.error_type),
     }
-    return j.select(*[replaced.get(c.name, j[c.name]).name(c.name) for c in COLUMNS])
+    # columns ``project`` kept beyond the canonical ones go through as they are
+    kept = [c for c in spans.columns if c not in BY_NAME and c not in (_FAILED, _MESSAGE)]
+    return j.select(
+        *[replaced.get(c.name, j[c.name]).name(c.name) for c in COLUMNS], *[j[c] for c in kept]
+    )
 
 
 def _given(t: ir.Table) -> ir.BooleanValue:

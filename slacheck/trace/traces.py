@@ -10,6 +10,7 @@ import ibis.expr.types as ir
 from ibis.backends import BaseBackend
 
 from slacheck.engine import Engine, EngineSession, engine_of
+from slacheck.messages import Message
 from slacheck.trace.results import Quality, SourceFile
 
 
@@ -31,7 +32,8 @@ class Traces:
     #: ``metering.derive.model_calls``); None: not counted, so the calls must be looked for
     llm_wrappers: int | None = field(default=None, compare=False)
     #: ``spans`` is the input as read, no row filtered or joined (nothing was set aside, no
-    #: duplicate, no orphan): a query of it costs one scan of the columns it reads
+    #: duplicate, no orphan; or a converted folder's record says which files hold the usable
+    #: rows, with their orphan flag): a query of it costs one scan of the columns it reads
     plain: bool = field(default=False, compare=False)
     #: how many aggregates the id pass took: 1, or more where DuckDB ran out of memory in one
     #: (the same result, read again per part: the command says so, as a slower path)
@@ -41,6 +43,11 @@ class Traces:
     #: ``hi``): a few rows per quarter hour, from the pass that classifies every row (DuckDB;
     #: None on Spark, where it would cost a pass of its own)
     llm_by_quarter: ir.Table | None = field(default=None, repr=False, compare=False)
+    #: the input is a folder ``traces convert`` wrote, and these facts are its record's
+    #: (``trace.record``): ingestion's passes did not run
+    record_used: bool = field(default=False, compare=False)
+    #: the input is such a folder, but its record did not hold, so the passes ran: why
+    record_refused: Message | None = field(default=None, compare=False)
 
     @property
     def engine(self) -> Engine:

@@ -1,0 +1,296 @@
+"""A converted folder's record (``trace.record``): a run on the folder with the record gives
+exactly what ingesting the folder without it gives; a record that does not hold (a data file
+changed, added or removed, the record edited, corrupt or of another version) is refused,
+said, and the passes run again."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from slacheck.cli import app
+from slacheck.contract.load import load_contract_text
+from slacheck.contract.model import Contract
+from slacheck.evaluation import evaluate
+from slacheck.messages import render
+from slacheck.metering import context
+from slacheck.trace import record
+from slacheck.trace.convert import convert
+from slacheck.trace.generate import TrafficProfile, generate
+from slacheck.trace.ingest import ingest
+from slacheck.trace.traces import Traces
+
+STARTERS = Path(__file__).resolve().parents[1] / "slacheck" / "contract" / "starters"
+runner = CliRunner()
+
+
+def _demo(zone: str = "Asia/Shanghai") -> Contract:
+    text = (STARTERS / "demo.yaml").read_text(encoding="utf-8").replace("Asia/Shanghai", zone)
+    return load_contract_text(text, "demo.yaml")
+
+
+def _trace(seed: int, malformed: int, orphan_every: int, wrap_every: int) -> pa.Table:
+    """Generated traffic with rows set aside (``malformed``), orphans (every n-th task span
+    removed, so its children lose their parent) and wrapper llm spans (every n-th llm call
+    under a wrapper llm span)."""
+    table = generate(
+        TrafficProfile(
+            tasks=30,
+            days=20,
+            seed=seed,
+            malformed=malformed,
+            start=dt.datetime(2026, 6, 25, tzinfo=dt.UTC),
+        )
+    )
+    rows = table.to_pylist()
+    if orphan_every:
+        roots = [i for i, r in enumerate(rows) if r["kind"] == "task"][::orphan_every]
+        rows = [r for i, r in enumerate(rows) if i not in set(roots)]
+    if wrap_every:
+        llm = [
+            r for r in rows if r["kind"] == "llm" and r["span_id"] and r["start_us"] and r["end_us"]
+        ]
+        for r in llm[::wrap_every]:
+            w = dict(r, span_id=f"{r['span_id']}-w", source_ref=f"{r['source_ref']} w")
+            w["start_us"] -= 1000
+            w["end_us"] += 1000
+            r["parent_span_id"] = w["span_id"]
+            rows.append(w)
+    return pa.Table.from_pylist(rows, schema=table.schema)
+
+
+def _converted(tmp: Path, table: pa.Table) -> Path:
+    src = tmp / "t.parquet"
+    pq.write_table(table, src)
+    out = tmp / "by-day"
+    convert(ingest([src]), out)
+    assert (out / record.RECORD_DIR / record.RECORD_NAME).is_file()
+    return out
+
+
+def _facts(t: Traces) -> dict[str, Any]:
+    """Everything a run reads of ingestion, as plain values."""
+    rows = t.spans.to_pyarrow().to_pylist()
+    bad = t.set_aside_rows.to_pyarrow().to_pylist()
+    by_quarter = None
+    if t.llm_by_quarter is not None:
+        by_quarter = sorted(map(repr, t.llm_by_quarter.to_pyarrow().to_pylist()))
+    return {
+        "quality": t.quality.to_dict(),
+        "sources": t.sources,
+        "extent": t.extent,
+        "llm_wrappers": t.llm_wrappers,
+        "spans": sorted(map(repr, rows)),
+        "columns": t.spans.columns,
+        "set_aside_rows": sorted(map(repr, bad)),
+        "set_aside_columns": t.set_aside_rows.columns,
+        "by_quarter": by_quarter,
+    }
+
+
+def _without_record(folder: Path) -> Traces:
+    shutil.rmtree(folder / record.RECORD_DIR)
+    t = ingest([folder])
+    assert not t.record_used and t.record_refused is None
+    return t
+
+
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.generate],
+)
+@given(
+    seed=st.integers(min_value=0, max_value=1000),
+    malformed=st.sampled_from([0, 9]),
+    orphan_every=st.sampled_from([0, 4]),
+    wrap_every=st.sampled_from([0, 5]),
+    zone=st.sampled_from(["UTC", "Asia/Kathmandu"]),
+)
+@example(seed=3, malformed=0, orphan_every=0, wrap_every=0, zone="UTC")
+@example(seed=4, malformed=9, orphan_every=4, wrap_every=5, zone="Asia/Kathmandu")
+def test_the_record_gives_what_ingesting_the_folder_gives(
+    tmp_path_factory: pytest.TempPathFactory,
+    seed: int,
+    malformed: int,
+    orphan_every: int,
+    wrap_every: int,
+    zone: str,
+) -> None:
+    folder = _converted(
+        tmp_path_factory.mktemp("rec"), _trace(seed, malformed, orphan_every, wrap_every)
+    )
+    c = _demo(zone)
+    fast = ingest([folder])
+    assert fast.record_used and fast.record_refused is None
+    assert fast.quality.set_aside if malformed else not fast.quality.set_aside
+    assert bool(fast.quality.orphans) == bool(orphan_every)
+    with_record = evaluate(c, fast).to_dict()
+    with mock.patch.object(context, "VIEW_FROM_ROWS", 0):  # the calls as a view, too
+        as_view = evaluate(c, ingest([folder])).to_dict()
+    facts = _facts(fast)
+    slow = _without_record(folder)
+    assert _facts(slow) == facts
+    general = evaluate(c, slow).to_dict()
+    assert with_record == general
+    assert as_view == general
+    assert len(general["terms"]) > 5
+
+
+def _flip_one_id_char(path: Path) -> None:
+    """One hexadecimal character of an id in the file changed to another: the same size, the
+    same footer, still readable Parquet; only the hash can tell."""
+    data = bytearray(path.read_bytes())
+    found = re.search(rb"[0-9a-f]{16}", bytes(data[4:-64]))
+    assert found is not None
+    at = 4 + found.start() + 8
+    data[at] = ord("0") if data[at] != ord("0") else ord("1")
+    path.write_bytes(bytes(data))
+
+
+def _edit_count(folder: Path) -> None:
+    at = folder / record.RECORD_DIR / record.RECORD_NAME
+    doc = json.loads(at.read_text())
+    doc["body"]["quality"]["rows_used"] += 1
+    at.write_text(json.dumps(doc))
+
+
+def _other_version(folder: Path) -> None:
+    at = folder / record.RECORD_DIR / record.RECORD_NAME
+    doc = json.loads(at.read_text())
+    doc["body"]["slacheck"] = "0.0.1"
+    doc["sha256"] = record._digest(doc["body"])  # a consistent record, of another version
+    at.write_text(json.dumps(doc))
+
+
+def _day(folder: Path) -> Path:
+    return sorted(folder.glob("day=2026-*/*.parquet"))[1]
+
+
+_CHANGES = {
+    "data file changed, same size": (lambda f: _flip_one_id_char(_day(f)), "changed"),
+    "data file rewritten": (
+        lambda f: pq.write_table(pq.read_table(_day(f)).slice(1), _day(f)),
+        "changed",
+    ),
+    "file added": (
+        lambda f: shutil.copy(_day(f), _day(f).parent / "more.parquet"),
+        "was added",
+    ),
+    "file removed": (lambda f: _day(f).unlink(), "was removed"),
+    "record edited": (_edit_count, "checksum differs"),
+    "record corrupt": (
+        lambda f: (f / record.RECORD_DIR / record.RECORD_NAME).write_text('{"body": {'),
+        "cannot be read",
+    ),
+    "record of another version": (_other_version, "another slacheck version"),
+}
+
+
+@pytest.mark.parametrize("change", sorted(_CHANGES))
+def test_a_record_that_does_not_hold_is_refused_and_the_passes_run(
+    tmp_path: Path, change: str
+) -> None:
+    folder = _converted(tmp_path, _trace(5, 9, 4, 5))
+    alter, why = _CHANGES[change]
+    alter(folder)
+    t = ingest([folder])
+    assert not t.record_used
+    assert t.record_refused is not None and why in render(t.record_refused, "en")
+    c = _demo()
+    refused = evaluate(c, t).to_dict()
+    facts = _facts(t)
+    fresh = _without_record(folder)
+    assert _facts(fresh) == facts
+    assert evaluate(c, fresh).to_dict() == refused
+
+
+def test_the_command_says_the_record_is_refused_in_both_languages(tmp_path: Path) -> None:
+    folder = _converted(tmp_path, _trace(6, 0, 0, 0))
+    demo = str(STARTERS / "demo.yaml")
+    quiet = runner.invoke(app, ["check", demo, str(folder), "--format", "json"])
+    assert quiet.exit_code in (0, 1) and "note:" not in quiet.stderr
+    _flip_one_id_char(_day(folder))
+    for lang, said in (("en", "does not hold"), ("zh", "记录不成立")):
+        res = runner.invoke(app, ["check", demo, str(folder), "--format", "json", "--lang", lang])
+        assert res.exit_code in (0, 1)
+        assert said in res.stderr and str(_day(folder)) in res.stderr
+        assert json.loads(res.stdout)["quality"] == json.loads(quiet.stdout)["quality"]
+
+
+def test_the_converted_folder_holds_the_record_and_only_data_files_are_traces(
+    tmp_path: Path,
+) -> None:
+    folder = _converted(tmp_path, _trace(7, 9, 4, 0))
+    t = ingest([folder])
+    assert t.record_used
+    assert all("/.slacheck/" not in s.path for s in t.sources)
+    assert sum(s.rows for s in t.sources) == t.quality.rows_read
+    assert pq.read_schema(_day(folder)).names[-1] == "orphan"
+
+
+def _verdicts(d: dict[str, Any]) -> list[Any]:
+    return [json.dumps(t, sort_keys=True) for t in d["terms"]]
+
+
+def test_on_spark_the_record_is_used_with_the_same_verdicts(
+    tmp_path: Path, spark_backend: Any
+) -> None:
+    folder = _converted(tmp_path, _trace(8, 9, 4, 5))
+    c = _demo()
+    duck = evaluate(c, ingest([folder])).to_dict()
+    spark = ingest([folder], backend=spark_backend)
+    assert spark.record_used and spark.llm_by_quarter is None
+    on_spark = evaluate(c, spark).to_dict()
+    assert on_spark["summary"] == duck["summary"]
+    assert on_spark["quality"] == duck["quality"]
+    assert on_spark["sources"] == duck["sources"]
+    assert [(t["id"], t.get("window"), t["verdict"]) for t in on_spark["terms"]] == [
+        (t["id"], t.get("window"), t["verdict"]) for t in duck["terms"]
+    ]
+    shutil.rmtree(folder / record.RECORD_DIR)
+    fresh = evaluate(c, ingest([folder], backend=spark_backend)).to_dict()
+    assert fresh["summary"] == on_spark["summary"]
+    assert _verdicts(fresh) == _verdicts(on_spark)
+
+
+CONTRACTS = sorted((Path(__file__).resolve().parents[1] / "contracts").glob("*.yaml"))
+
+
+def test_check_through_the_record_says_what_check_without_it_says(tmp_path: Path) -> None:
+    """``slacheck check`` of every contract in contracts/ and the demo contract on a converted
+    folder: the same exit code and the same JSON (accounting, set-aside reasons, orphans,
+    verdicts) whether the run trusts the record or ingests the folder again."""
+    folder = _converted(tmp_path, _trace(9, 9, 4, 5))
+    contracts = [*CONTRACTS, STARTERS / "demo.yaml"]
+    assert len(contracts) >= 5
+
+    def run_all() -> list[tuple[int, dict[str, Any]]]:
+        out = []
+        for c in contracts:
+            res = runner.invoke(app, ["check", str(c), str(folder), "--format", "json"])
+            assert res.exit_code in (0, 1), (c, res.stderr)
+            assert "does not hold" not in res.stderr
+            out.append((res.exit_code, json.loads(res.stdout)))
+        return out
+
+    assert ingest([folder]).record_used
+    trusted = run_all()
+    shutil.rmtree(folder / record.RECORD_DIR)
+    again = run_all()
+    assert again == trusted
+    assert any(d["quality"]["set_aside"] for _, d in trusted)
+    assert all(d["quality"]["orphans"] for _, d in trusted)
