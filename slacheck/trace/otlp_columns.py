@@ -317,6 +317,34 @@ def canonical(
         for rule in rules:
             winners[id(rule)] = usable[id(rule)] & ~earlier
             earlier = earlier | usable[id(rule)]
+    # every rule's read, whether it wins, its timestamp and the span's own timestamps are a
+    # stage of their own too: the fields, defects, status and end below use each several times
+    # (inlined, the statement was megabytes of SQL: seconds of planning on DuckDB and an
+    # executor's heap on a Spark cluster, for any file however small)
+    stage: dict[str, ir.Value] = {}
+    for i, rule in enumerate(fields):
+        read = reads[id(rule)]
+        stage[f"_r{i}_wins"] = winners[id(rule)]
+        stage[f"_r{i}_bad"] = read.bad
+        if rule.unit == "timestamp":
+            us, bad = stamps[id(rule)]
+            stage |= {f"_r{i}_us": us, f"_r{i}_usbad": bad}
+        else:
+            stage[f"_r{i}_value"] = read.value.cast(_ibis_type(rule.field))
+    start, start_bad = nanos_us(found.start, engine)
+    end, end_bad = nanos_us(found.end, engine)
+    stage |= {"_start": start, "_start_bad": start_bad, "_end": end, "_end_bad": end_bad}
+    found = barrier(found.mutate(**stage))
+    values = {
+        k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
+        for k in keys
+    }
+    for i, rule in enumerate(fields):
+        winners[id(rule)] = found[f"_r{i}_wins"]
+        value = found[f"_r{i}_value"] if rule.unit != "timestamp" else ibis.null(dt.string)
+        reads[id(rule)] = _Read(value, found[f"_r{i}_bad"])
+        if rule.unit == "timestamp":
+            stamps[id(rule)] = (found[f"_r{i}_us"], found[f"_r{i}_usbad"])
     sources: dict[str, ir.StringValue] = {}
     for rule in fields:
         read = reads[id(rule)]
@@ -384,8 +412,8 @@ def canonical(
         )
 
     t = found
-    start, start_bad = nanos_us(t.start, engine)
-    end, end_bad = nanos_us(t.end, engine)
+    start, start_bad = t._start, t._start_bad
+    end, end_bad = t._end, t._end_bad
     defects += [
         _defect(start_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:start_us"),
         _defect(end_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:end_us"),
