@@ -320,6 +320,9 @@ def duckdb_connect(path: str = ":memory:") -> BaseBackend:
     import ibis
 
     con = ibis.duckdb.connect(path)
+    # DuckDB draws a progress bar on stdout for a query of more than two seconds, even into a
+    # pipe: it went into the middle of ``check --format json`` on a folder of Parquet
+    con.raw_sql("SET enable_progress_bar = false")
     # DuckDB < 1.3 has no such setting, and the arrow is its only spelling
     with contextlib.suppress(Exception):
         con.raw_sql("SET lambda_syntax = 'ENABLE_SINGLE_ARROW'")

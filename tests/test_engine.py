@@ -80,3 +80,19 @@ def test_a_spark_run_is_quiet_unless_verbose(generated_parquet: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert res.stderr == ""
     assert '"spans"' in res.stdout
+
+
+def test_duckdb_draws_no_progress_bar_on_stdout() -> None:
+    """DuckDB's progress bar (drawn on stdout for a query of more than two seconds, into a
+    pipe too) went into ``check --format json``'s output on a folder. Asked in a process of
+    its own: under pytest the setting reads false either way."""
+    code = (
+        "from slacheck.engine import duckdb_connect\n"
+        "con = duckdb_connect()\n"
+        "print(con.raw_sql(\"SELECT current_setting('enable_progress_bar')\").fetchone()[0])"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "False"

@@ -17,15 +17,19 @@ from slacheck.engine import Engine
 from slacheck.trace.conventions import DERIVED_PROVIDER, FieldRule, KindRule, table
 from slacheck.trace.normalise import host_expr
 from slacheck.trace.otlp_values import (
+    Nanos,
+    Spelling,
     Value,
     as_bool,
     as_float,
     as_int,
     first_token_us,
     json_get,
+    nanos,
     nanos_us,
     otlp_id,
     scalar_text,
+    spelling,
     strip_whitespace,
     value_of,
 )
@@ -181,8 +185,24 @@ class _Read:
 _TO_MS = {"s": 1000.0, "ms": 1.0, "us": 0.001, "ns": 0.000001}
 
 
-def _convert(rule: FieldRule, v: Value) -> _Read:
-    """``conventions._converter`` in the engine; ``bad`` where Python raises ``Unparseable``."""
+def _number_text(rule: FieldRule, v: Value) -> ir.StringValue | None:
+    """The text ``_convert`` (and a timestamp rule's ``first_token_us``) reads as a number,
+    or None for a rule that reads none."""
+    if rule.unit == "timestamp":
+        return v.text
+    import pyarrow as pa
+
+    typ = BY_NAME[rule.field].type
+    if pa.types.is_floating(typ):
+        return ibis.ifelse(v.is_array, v.first, v.text)
+    if pa.types.is_integer(typ):
+        return v.text
+    return None
+
+
+def _convert(rule: FieldRule, v: Value, spelled: Spelling | None = None) -> _Read:
+    """``conventions._converter`` in the engine; ``bad`` where Python raises ``Unparseable``.
+    ``spelled``: the ``Spelling`` of ``_number_text(rule, v)``, as a stage's columns."""
     column = BY_NAME[rule.field]
     typ = column.type
     if rule.unit == "timestamp":  # the first token's arrival; checked with the timestamps
@@ -191,11 +211,11 @@ def _convert(rule: FieldRule, v: Value) -> _Read:
 
     if pa.types.is_floating(typ):
         text = ibis.ifelse(v.is_array, v.first, v.text)
-        num = as_float(text)
+        num = as_float(text, spelled)
         value = num * _TO_MS[rule.unit or "ms"]
         return _Read(value, num.isnull())
     if pa.types.is_integer(typ):
-        num = as_int(v.text)
+        num = as_int(v.text, spelled)
         return _Read(num + rule.offset if rule.offset else num, num.isnull())
     if pa.types.is_boolean(typ):
         flag = as_bool(v.text)
@@ -289,27 +309,89 @@ def canonical(
             k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
             for k in keys
         }
+
+    def rule_value(i: int, rule: FieldRule) -> Value:
+        """The ``i``-th rule's value, after its normaliser."""
+        v = values[rule.attribute]
+        if rule.normalise is not None:
+            v = dataclasses.replace(v, text=found[f"_n{i}_text"])
+            if rule.normalise == "usage":
+                v = dataclasses.replace(v, is_array=ibis.literal(False))
+        return v
+
+    # how every text read as a number or a timestamp is spelled (``Spelling``) is a stage of
+    # its own: each read refers to the spelling several times, and inlined, its regular
+    # expressions made each timestamp's read tens of kilobytes of SQL
+    numeric: dict[str, ir.StringValue] = {"start": found.start, "end": found.end}
+    for e in events:
+        numeric[ecol[e]] = found[ecol[e]]
+    for i, rule in enumerate(fields):
+        if rule.event is None:
+            text = _number_text(rule, rule_value(i, rule))
+            if text is not None:
+                numeric[f"r{i}"] = text
+    parts_of = Spelling.__dataclass_fields__
+    found = barrier(
+        found.mutate(
+            **{
+                f"_sp_{name}_{part}": getattr(spelling(text), part)
+                for name, text in numeric.items()
+                for part in parts_of
+            }
+        )
+    )
+    values = {
+        k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
+        for k in keys
+    }
+    spelled = {
+        name: Spelling(**{part: found[f"_sp_{name}_{part}"] for part in parts_of})
+        for name in numeric
+    }
+    # and the timestamps' numbers of nanoseconds, from their spelling, one more
+    stamped = ["start", "end", *ecol.values()]
+    stamped += [
+        f"r{i}" for i, rule in enumerate(fields) if rule.event is None and rule.unit == "timestamp"
+    ]
+    found = barrier(
+        found.mutate(
+            **{
+                f"_ns_{name}_{part}": getattr(nanos(numeric[name], spelled[name]), part)
+                for name in stamped
+                for part in Nanos.__dataclass_fields__
+            }
+        )
+    )
+    values = {
+        k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
+        for k in keys
+    }
+    spelled = {
+        name: Spelling(**{part: found[f"_sp_{name}_{part}"] for part in parts_of})
+        for name in numeric
+    }
+    ns = {
+        name: Nanos(**{part: found[f"_ns_{name}_{part}"] for part in Nanos.__dataclass_fields__})
+        for name in stamped
+    }
     for i, rule in enumerate(fields):
         if rule.event is not None:
             raw = found[ecol[rule.event]]
-            us, bad = nanos_us(raw, engine)
+            us, bad = nanos_us(raw, engine, ns[ecol[rule.event]])
             text = strip_whitespace(raw)
             unset = raw.isnull() | (text == "") | text.re_search(r"^0+$").fill_null(False)
             stamps[id(rule)] = (us, bad)
             usable[id(rule)] = ~unset
             reads[id(rule)] = _Read(ibis.null(dt.string), ibis.literal(False))
             continue
-        v = values[rule.attribute]
+        v = rule_value(i, rule)
         if rule.normalise is not None:
             usable[id(rule)] = found[f"_n{i}_ok"]
-            v = dataclasses.replace(v, text=found[f"_n{i}_text"])
-            if rule.normalise == "usage":
-                v = dataclasses.replace(v, is_array=ibis.literal(False))
         else:
             usable[id(rule)] = v.present
-        reads[id(rule)] = _convert(rule, v)
+        reads[id(rule)] = _convert(rule, v, spelled.get(f"r{i}"))
         if rule.unit == "timestamp":
-            stamps[id(rule)] = first_token_us(v.text, v.variant, engine)
+            stamps[id(rule)] = first_token_us(v.text, v.variant, engine, ns[f"r{i}"])
     # each field: the first rule whose source is present; defects in the order of the rules
     winners: dict[int, ir.BooleanValue] = {}
     for rules in by_field.values():
@@ -317,6 +399,34 @@ def canonical(
         for rule in rules:
             winners[id(rule)] = usable[id(rule)] & ~earlier
             earlier = earlier | usable[id(rule)]
+    # every rule's read, whether it wins, its timestamp and the span's own timestamps are a
+    # stage of their own too: the fields, defects, status and end below use each several times
+    # (inlined, the statement was megabytes of SQL: seconds of planning on DuckDB and an
+    # executor's heap on a Spark cluster, for any file however small)
+    stage: dict[str, ir.Value] = {}
+    for i, rule in enumerate(fields):
+        read = reads[id(rule)]
+        stage[f"_r{i}_wins"] = winners[id(rule)]
+        stage[f"_r{i}_bad"] = read.bad
+        if rule.unit == "timestamp":
+            us, bad = stamps[id(rule)]
+            stage |= {f"_r{i}_us": us, f"_r{i}_usbad": bad}
+        else:
+            stage[f"_r{i}_value"] = read.value.cast(_ibis_type(rule.field))
+    start, start_bad = nanos_us(found.start, engine, ns["start"])
+    end, end_bad = nanos_us(found.end, engine, ns["end"])
+    stage |= {"_start": start, "_start_bad": start_bad, "_end": end, "_end_bad": end_bad}
+    found = barrier(found.mutate(**stage))
+    values = {
+        k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
+        for k in keys
+    }
+    for i, rule in enumerate(fields):
+        winners[id(rule)] = found[f"_r{i}_wins"]
+        value = found[f"_r{i}_value"] if rule.unit != "timestamp" else ibis.null(dt.string)
+        reads[id(rule)] = _Read(value, found[f"_r{i}_bad"])
+        if rule.unit == "timestamp":
+            stamps[id(rule)] = (found[f"_r{i}_us"], found[f"_r{i}_usbad"])
     sources: dict[str, ir.StringValue] = {}
     for rule in fields:
         read = reads[id(rule)]
@@ -384,8 +494,8 @@ def canonical(
         )
 
     t = found
-    start, start_bad = nanos_us(t.start, engine)
-    end, end_bad = nanos_us(t.end, engine)
+    start, start_bad = t._start, t._start_bad
+    end, end_bad = t._end, t._end_bad
     defects += [
         _defect(start_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:start_us"),
         _defect(end_bad, f"{SetAside.UNPARSEABLE_TIMESTAMP}:end_us"),

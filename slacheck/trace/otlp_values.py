@@ -99,6 +99,26 @@ _WS = numbers.JSON_WS.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\
 
 
 @dataclass(frozen=True)
+class Spelling:
+    """A scalar's text as ``numbers.number`` spells it. Every read of a number or a timestamp
+    below refers to these several times: a caller that makes them columns of a stage of their
+    own (``spelling`` on its text, then the columns) keeps each read's expression small, where
+    inlined they are repeated at every use (tens of kilobytes of SQL per timestamp)."""
+
+    text: ir.StringValue  # JSON whitespace stripped
+    is_int: ir.BooleanValue  # ``numbers.INTEGER``
+    is_dec: ir.BooleanValue  # ``numbers.DECIMAL`` and not an integer
+
+
+def spelling(raw: ir.StringValue) -> Spelling:
+    """How ``raw`` is spelled as a number (``Spelling``)."""
+    text = raw.re_replace(f"^[{_WS}]+|[{_WS}]+$", "")
+    is_int = text.re_search(f"^{numbers.INTEGER}$").fill_null(False)
+    is_dec = ~is_int & text.re_search(f"^{numbers.DECIMAL}$").fill_null(False)
+    return Spelling(text, is_int, is_dec)
+
+
+@dataclass(frozen=True)
 class _Number:
     """A scalar's text read as ``numbers.number`` reads it: which spelling, and its value."""
 
@@ -109,13 +129,12 @@ class _Number:
     double: ir.FloatingValue  # a ``DECIMAL`` as float64, else null
 
 
-def _number(raw: ir.StringValue) -> _Number:
-    text = raw.re_replace(f"^[{_WS}]+|[{_WS}]+$", "")
-    is_int = text.re_search(f"^{numbers.INTEGER}$").fill_null(False)
-    is_dec = ~is_int & text.re_search(f"^{numbers.DECIMAL}$").fill_null(False)
-    exact = ibis.ifelse(is_int, text.try_cast("int64"), ibis.null(dt.int64))
-    double = ibis.ifelse(is_dec, text.try_cast("float64"), ibis.null(dt.float64))
-    return _Number(text, is_int, is_dec, exact, double)
+def _number(raw: ir.StringValue, spelled: Spelling | None = None) -> _Number:
+    """``raw`` read as a number; ``spelled``: its ``Spelling`` when the caller has it."""
+    s = spelling(raw) if spelled is None else spelled
+    exact = ibis.ifelse(s.is_int, s.text.try_cast("int64"), ibis.null(dt.int64))
+    double = ibis.ifelse(s.is_dec, s.text.try_cast("float64"), ibis.null(dt.float64))
+    return _Number(s.text, s.is_int, s.is_dec, exact, double)
 
 
 def _integral(f: ir.FloatingValue) -> ir.BooleanValue:
@@ -129,28 +148,38 @@ def _to_int64(f: ir.FloatingValue, ok: ir.BooleanValue) -> ir.IntegerValue:
     return ibis.ifelse(ok, ibis.ifelse(ok, f, 0.0).cast("int64"), ibis.null(dt.int64))
 
 
-def as_int(text: ir.StringValue) -> ir.IntegerValue:
+def as_int(text: ir.StringValue, spelled: Spelling | None = None) -> ir.IntegerValue:
     """``records.as_int`` (``numbers.count``) on a scalar's text: an integer within int64, an
-    integral float within int64; null otherwise (the caller adds the defect)."""
-    n = _number(text)
+    integral float within int64; null otherwise (the caller adds the defect). ``spelled``:
+    ``text``'s ``Spelling`` when the caller has it (as a stage's columns)."""
+    n = _number(text, spelled)
     fits = _integral(n.double) & (n.double >= -_INT64) & (n.double < _INT64)
     return ibis.coalesce(n.exact, _to_int64(n.double, fits.fill_null(False)))
 
 
-def as_float(text: ir.StringValue) -> ir.FloatingValue:
+def as_float(text: ir.StringValue, spelled: Spelling | None = None) -> ir.FloatingValue:
     """``records.as_float``: a number of either spelling as float64, null otherwise."""
-    n = _number(text)
+    n = _number(text, spelled)
     spelled = n.is_int | n.is_dec | n.text.isin(list(numbers.NOT_FINITE))
     return ibis.ifelse(spelled, n.text.try_cast("float64"), ibis.null(dt.float64))
 
 
-def _nanos_parts(
-    raw: ir.StringValue,
-) -> tuple[_Number, ir.IntegerValue, ir.BooleanValue, ir.BooleanValue]:
-    """``numbers.nanos`` on text: (its number, µs of a number of nanoseconds 0 ≤ n ≤ 2⁶⁴−1 else
-    null, whether it is 0, whether it is a number at all). µs = n // 1000 exactly: from the
-    digits of an integer, and from a float beyond int64 in two steps."""
-    n = _number(raw)
+@dataclass(frozen=True)
+class Nanos:
+    """``numbers.nanos`` on a text, before blanks and ISO-8601 text are told apart. Like
+    ``Spelling``, a caller may make these columns of a stage of their own, which
+    ``nanos_us`` and ``first_token_us`` then refer to."""
+
+    text: ir.StringValue  # JSON whitespace stripped
+    us: ir.IntegerValue  # µs of a number of nanoseconds 0 ≤ n ≤ 2⁶⁴−1, else null
+    zero: ir.BooleanValue  # the number is 0
+    numeric: ir.BooleanValue  # a number at all
+
+
+def nanos(raw: ir.StringValue, spelled: Spelling | None = None) -> Nanos:
+    """``Nanos`` of ``raw`` (``spelled``: its ``Spelling`` when the caller has it). µs = n //
+    1000 exactly: from the digits of an integer, and from a float beyond int64 in two steps."""
+    n = _number(raw, spelled)
     digits = n.text.re_replace("^[+-]?0*", "")
     size = digits.length()
     fits = (size < 20) | ((size == 20) & (digits <= str(numbers.UINT64_MAX)))
@@ -166,7 +195,7 @@ def _nanos_parts(
     high = ibis.literal(2**63 // 1000) + (_to_int64(f - _INT64, above) + 2**63 % 1000) // 1000
     dec_us = ibis.ifelse(low, _to_int64(f, low) // 1000, high)
     us = ibis.cases((int_ok, int_us), (dec_ok, dec_us), else_=ibis.null(dt.int64))
-    return n, us, (int_zero | dec_zero), (n.is_int | n.is_dec)
+    return Nanos(n.text, us, int_zero | dec_zero, n.is_int | n.is_dec)
 
 
 def as_bool(text: ir.StringValue) -> ir.BooleanValue:
@@ -175,32 +204,39 @@ def as_bool(text: ir.StringValue) -> ir.BooleanValue:
     return ibis.cases((low == "true", True), (low == "false", False), else_=ibis.null(dt.boolean))
 
 
-def nanos_us(raw: ir.StringValue, engine: Engine) -> tuple[ir.IntegerValue, ir.BooleanValue]:
+def nanos_us(
+    raw: ir.StringValue, engine: Engine, parts: Nanos | None = None
+) -> tuple[ir.IntegerValue, ir.BooleanValue]:
     """``*UnixNano`` text → (µs, unparseable) as ``numbers.nanos`` and ``SpanRows`` read it:
-    a number is nanoseconds (0 means unset), blank is unset, other text is ISO-8601."""
-    n, us, zero, numeric = _nanos_parts(raw)
+    a number is nanoseconds (0 means unset), blank is unset, other text is ISO-8601.
+    ``parts``: ``nanos(raw)`` when the caller has it (as a stage's columns)."""
+    n = nanos(raw) if parts is None else parts
     blank = raw.isnull() | (n.text == "")
     value = ibis.cases(
-        (blank | zero, ibis.null(dt.int64)),
-        (numeric, us),
+        (blank | n.zero, ibis.null(dt.int64)),
+        (n.numeric, n.us),
         else_=_iso_us(n.text, engine),
     )
-    bad = ~blank & ~zero & value.isnull()
+    bad = ~blank & ~n.zero & value.isnull()
     return value, bad
 
 
 def first_token_us(
-    text: ir.StringValue | None, variant: ir.StringValue | None, engine: Engine
+    text: ir.StringValue | None,
+    variant: ir.StringValue | None,
+    engine: Engine,
+    parts: Nanos | None = None,
 ) -> tuple[ir.IntegerValue, ir.BooleanValue]:
     """A ``timestamp`` rule's value → (µs, unparseable): an ``intValue`` is nanoseconds, a
-    string ISO-8601 (a JSON-encoded string is unwrapped first); anything else unparseable."""
+    string ISO-8601 (a JSON-encoded string is unwrapped first); anything else unparseable.
+    ``parts``: ``nanos(text)`` when the caller has it (as a stage's columns)."""
     if text is None or variant is None:
         return ibis.null(dt.int64), ibis.literal(False)
     quoted = (text.length() > 1) & text.startswith('"') & text.endswith('"')
     unq = ibis.ifelse(quoted, text.substr(1, text.length() - 2), text)
     stripped = strip_whitespace(unq)
-    _, from_int_us, int_zero, _ = _nanos_parts(text)
-    from_int = ibis.ifelse(int_zero, ibis.literal(0, type=dt.int64), from_int_us)
+    n = nanos(text) if parts is None else parts
+    from_int = ibis.ifelse(n.zero, ibis.literal(0, type=dt.int64), n.us)
     iso = ibis.ifelse(stripped == "", ibis.null(dt.int64), _iso_us(stripped, engine))
     value = ibis.cases(
         (variant.isin(["string", "bytes"]), iso),
