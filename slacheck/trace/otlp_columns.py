@@ -303,12 +303,18 @@ def canonical(
         if rule.normalise is not None:
             v, ok = _normalised(rule, values[rule.attribute], engine)
             normal |= {f"_n{i}_text": v.text, f"_n{i}_ok": v.present & ok}
-    if normal:
-        found = barrier(found.mutate(**normal))
-        values = {
-            k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
+
+    def read_back(t: ir.Table) -> dict[str, Value]:
+        """The attributes' values as ``t``'s columns (after a stage: its columns, not the
+        expressions behind them)."""
+        return {
+            k: Value(**{part: t[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
             for k in keys
         }
+
+    if normal:
+        found = barrier(found.mutate(**normal))
+        values = read_back(found)
 
     def rule_value(i: int, rule: FieldRule) -> Value:
         """The ``i``-th rule's value, after its normaliser."""
@@ -331,6 +337,14 @@ def canonical(
             if text is not None:
                 numeric[f"r{i}"] = text
     parts_of = Spelling.__dataclass_fields__
+
+    def spellings(t: ir.Table) -> dict[str, Spelling]:
+        """How each number's text is spelled, as ``t``'s columns."""
+        return {
+            name: Spelling(**{part: t[f"_sp_{name}_{part}"] for part in parts_of})
+            for name in numeric
+        }
+
     found = barrier(
         found.mutate(
             **{
@@ -340,14 +354,8 @@ def canonical(
             }
         )
     )
-    values = {
-        k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
-        for k in keys
-    }
-    spelled = {
-        name: Spelling(**{part: found[f"_sp_{name}_{part}"] for part in parts_of})
-        for name in numeric
-    }
+    values = read_back(found)
+    spelled = spellings(found)
     # and the timestamps' numbers of nanoseconds, from their spelling, one more
     stamped = ["start", "end", *ecol.values()]
     stamped += [
@@ -362,14 +370,8 @@ def canonical(
             }
         )
     )
-    values = {
-        k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
-        for k in keys
-    }
-    spelled = {
-        name: Spelling(**{part: found[f"_sp_{name}_{part}"] for part in parts_of})
-        for name in numeric
-    }
+    values = read_back(found)
+    spelled = spellings(found)
     ns = {
         name: Nanos(**{part: found[f"_ns_{name}_{part}"] for part in Nanos.__dataclass_fields__})
         for name in stamped
@@ -417,10 +419,7 @@ def canonical(
     end, end_bad = nanos_us(found.end, engine, ns["end"])
     stage |= {"_start": start, "_start_bad": start_bad, "_end": end, "_end_bad": end_bad}
     found = barrier(found.mutate(**stage))
-    values = {
-        k: Value(**{part: found[f"{col[k]}_{part}"] for part in Value.__dataclass_fields__})
-        for k in keys
-    }
+    values = read_back(found)
     for i, rule in enumerate(fields):
         winners[id(rule)] = found[f"_r{i}_wins"]
         value = found[f"_r{i}_value"] if rule.unit != "timestamp" else ibis.null(dt.string)
