@@ -142,11 +142,11 @@ def ingest(
     con = session.backend
     urls = [str(p) for p in paths if is_url(p)]
     given = [p for p in paths if not is_url(p)]
-    paths = trace_files(given)
+    files = _distinct(trace_files(given))
     refused = None
     if not urls and len(given) == 1 and fmt in (None, "canonical") and mapping is None:
         # a folder ``traces convert`` wrote: its record, when it holds, stands for the passes
-        recorded = from_record(session, Path(given[0]), _distinct(paths))
+        recorded = from_record(session, Path(given[0]), files)
         if recorded.traces is not None:
             return recorded.traces
         refused = recorded.refused
@@ -156,7 +156,6 @@ def ingest(
     problems: list[Problem] = []
     #: OTLP JSON-lines files the engine reads, in one scan after the loop (index in sources)
     engine_bound: list[tuple[int, Path]] = []
-    files = _distinct(paths)
     sizes = [_size(p) for p in files]
     #: slacheck's own Parquet files (``traces convert``), by schema, read as one scan each
     canonical: dict[tuple[tuple[str, str], ...], list[Path]] = {}
@@ -240,10 +239,10 @@ def ingest(
         merged = pa.concat_tables(arrow_parts)
         parts.append(session.register(merged))
     raw = parts[0] if len(parts) == 1 else ibis.union(*parts, distinct=False)
-    report(Step(Stage.QUALITY, 0, rows=sum(s.rows for s in sources)))
+    rows = sum(s.rows for s in sources)
+    report(Step(Stage.QUALITY, 0, rows=rows))
     # Spark recomputes a lazy plan at every action: give it one materialised input; DuckDB too
     # where the input is small (``copy_up_to_rows``)
-    rows = sum(s.rows for s in sources)
     copy = engine_of(con) is Engine.SPARK or rows <= copy_up_to_rows()
     traces = _quality(session, raw, tuple(sources), materialise=copy)
     return traces if refused is None else replace(traces, record_refused=refused)

@@ -160,8 +160,8 @@ def as_int(text: ir.StringValue, spelled: Spelling | None = None) -> ir.IntegerV
 def as_float(text: ir.StringValue, spelled: Spelling | None = None) -> ir.FloatingValue:
     """``records.as_float``: a number of either spelling as float64, null otherwise."""
     n = _number(text, spelled)
-    spelled = n.is_int | n.is_dec | n.text.isin(list(numbers.NOT_FINITE))
-    return ibis.ifelse(spelled, n.text.try_cast("float64"), ibis.null(dt.float64))
+    a_number = n.is_int | n.is_dec | n.text.isin(list(numbers.NOT_FINITE))
+    return ibis.ifelse(a_number, n.text.try_cast("float64"), ibis.null(dt.float64))
 
 
 @dataclass(frozen=True)

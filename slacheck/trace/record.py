@@ -96,6 +96,11 @@ class _File:
     def row(self) -> list[Any]:
         return [self.path, self.size, self.sha256, self.rows]
 
+    @classmethod
+    def of(cls, row: Sequence[Any]) -> _File:
+        """The file a record's row (``row()``) names."""
+        return cls(str(row[0]), int(row[1]), str(row[2]), int(row[3]))
+
 
 @dataclass(frozen=True)
 class Recorded:
@@ -127,9 +132,9 @@ def write_record(traces: Traces, out: Path, files: Sequence[Path]) -> None:
         or sum(n for p, n in rows.items() if _aside(p)) != q.rows_set_aside
     ):  # a bug, never bad input: the record would state other facts than the data hold
         raise AssertionError(f"the converted rows do not read back as ingested: {q}")
+    (out / RECORD_DIR).mkdir(parents=True, exist_ok=True)
     by_quarter = None
     if traces.llm_by_quarter is not None:
-        (out / RECORD_DIR).mkdir(parents=True, exist_ok=True)
         path = out / RECORD_DIR / BY_QUARTER_NAME
         pq.write_table(traces.llm_by_quarter.to_pyarrow(), path)
         by_quarter = _File(_rel(path, out), path.stat().st_size, sha256_of(path), _rows(path))
@@ -151,7 +156,6 @@ def write_record(traces: Traces, out: Path, files: Sequence[Path]) -> None:
         "llm_wrappers": traces.llm_wrappers,
         "llm_by_quarter": None if by_quarter is None else by_quarter.row(),
     }
-    (out / RECORD_DIR).mkdir(parents=True, exist_ok=True)
     text = json.dumps({"body": body, "sha256": _digest(body)}, indent=1, sort_keys=True)
     (out / RECORD_DIR / RECORD_NAME).write_text(text + "\n", encoding="utf-8")
 
@@ -220,7 +224,7 @@ def _body(at: Path) -> dict[str, Any] | Message:
 
 def _refused(folder: Path, files: Sequence[Path], body: dict[str, Any]) -> Message | dict[str, str]:
     """Why the data files are not those recorded, or each one's SHA-256 (they are)."""
-    recorded = {str(r[0]): _File(str(r[0]), int(r[1]), str(r[2]), int(r[3])) for r in body["files"]}
+    recorded = {f.path: f for f in map(_File.of, body["files"])}
     here = {_rel(p, folder): p for p in files}
     for rel in sorted(here):
         if rel not in recorded:
@@ -231,8 +235,9 @@ def _refused(folder: Path, files: Sequence[Path], body: dict[str, Any]) -> Messa
     extra = body.get("llm_by_quarter")
     checked = dict(here)
     if extra is not None:
-        recorded[str(extra[0])] = _File(str(extra[0]), int(extra[1]), str(extra[2]), int(extra[3]))
-        checked[str(extra[0])] = folder / str(extra[0])
+        quarters = _File.of(extra)
+        recorded[quarters.path] = quarters
+        checked[quarters.path] = folder / quarters.path
     for rel, path in checked.items():  # sizes first: a changed size needs no hash
         try:
             size = path.stat().st_size

@@ -300,16 +300,24 @@ def read_source(backend: BaseBackend, path: Path, fmt: TableFormat) -> ir.Table:
             return backend.read_csv(str(path))
         return backend.read_json(str(path))
     except Exception as exc:  # the engines raise their own types; all mean "unreadable"
-        raise TraceInputError(
-            [
-                Problem(
-                    str(path),
-                    f"cannot read as {fmt}: {str(exc).splitlines()[0]}",
-                    Reason.MALFORMED_TRACE,
-                    fix=f"check that the file is {fmt}",
-                )
-            ]
-        ) from None
+        raise _unreadable([path], fmt, exc) from None
+
+
+def _unreadable(paths: list[Path], fmt: TableFormat, exc: Exception) -> TraceInputError:
+    """The engine could not read ``paths`` as ``fmt``: each file named, with the engine's
+    first line."""
+    first = (str(exc).splitlines() or [""])[0]
+    return TraceInputError(
+        [
+            Problem(
+                str(path),
+                f"cannot read as {fmt}: {first}",
+                Reason.MALFORMED_TRACE,
+                fix=f"check that the file is {fmt}",
+            )
+            for path in paths
+        ]
+    )
 
 
 def read_table(
@@ -354,18 +362,7 @@ def read_parquet_files(
             hive_partitioning=False,
         )
     except Exception as exc:  # the engines raise their own types; all mean "unreadable"
-        first = (str(exc).splitlines() or [""])[0]
-        raise TraceInputError(
-            [
-                Problem(
-                    str(p),
-                    f"cannot read as parquet: {first}",
-                    Reason.MALFORMED_TRACE,
-                    fix="check that the file is parquet",
-                )
-                for p in paths
-            ]
-        ) from None
+        raise _unreadable(paths, "parquet", exc) from None
     _check_columns(src, mapping, paths)
     # DuckDB names each file by its absolute path; the traces name it as it was given
     given = {os.path.abspath(p): str(p) for p in paths}
