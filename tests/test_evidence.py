@@ -18,7 +18,7 @@ from slacheck.engine import Engine, EngineConfig, EngineSession, duckdb_connect
 from slacheck.metering.derive import host_key
 from slacheck.trace.conventions import table
 from slacheck.trace.ingest import detect, ingest
-from slacheck.trace.normalise import host_expr, host_of
+from slacheck.trace.normalise import blank, blank_expr, host_expr, host_of
 from slacheck.trace.openai_agents import read_openai_agents
 from slacheck.trace.otlp import read_otlp
 from slacheck.trace.otlp_engine import read_otlp_lines
@@ -216,6 +216,14 @@ def test_host_normaliser_is_the_same_in_the_engine(values: list[str]) -> None:
     got = con.execute(t.select(h=host_expr(t.v, placeholders)))["h"].tolist()
     got = [None if g is None or g != g else g for g in got]
     assert got == [host_of(v, placeholders) for v in values]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet=" \t\n\r\x0b\x0c\x1c\u00a0\u2028vfa", max_size=6), max_size=40))
+def test_blank_is_the_same_in_the_engine(values: list[str]) -> None:
+    t = ibis.memtable({"v": values}, schema={"v": "string"})
+    got = duckdb_connect().execute(t.select(b=blank_expr(t.v)))["b"].tolist()
+    assert [bool(g) for g in got] == [blank(v) for v in values]
 
 
 @pytest.mark.parametrize(

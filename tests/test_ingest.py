@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import string
 from pathlib import Path
 from typing import Any
 
@@ -347,3 +348,85 @@ def test_a_copy_bound_that_is_not_a_number_is_a_usage_error(
     monkeypatch.setenv("SLACHECK_COPY_UP_TO_ROWS", "2M")
     with pytest.raises(UsageError, match="SLACHECK_COPY_UP_TO_ROWS='2M'"):
         ingest([generated_parquet])
+
+
+#: text a table reader must keep as written or take for no value, the same on both engines:
+#: whitespace of every kind Python's ``string.whitespace`` names, the letters Spark's ``TRIM``
+#: of ``'\v\f'`` removes, and a space no-break (not whitespace here)
+_TRICKY = ["f", "v", "vf", " \t", "\x0b", "\x0c\r\n", "", " gpt ", "false", "\u00a0", "x\x0b"]
+_FLAGS = ["false", " true ", "f", "FALSE", "yes", "\tno\n", "0", "1", "v", " ", "\x0b"]
+
+
+def _expected_text(value: str) -> str | None:
+    return None if not value.strip(string.whitespace) else value
+
+
+def _expected_flag(value: str) -> bool | None:
+    text = value.strip(string.whitespace).lower()
+    return True if text in ("true", "1", "yes") else False if text in ("false", "0", "no") else None
+
+
+_JULY_US = 1_782_864_000_000_000  # 2026-07-01T00:00:00Z
+
+
+def _tricky_trace(tmp_path: Path, *, iso: bool) -> tuple[Path, Path]:
+    """The tricky values as one llm span each; times as ISO text with spaces around it, or
+    (Spark's reader of mapped ISO text fails on a microsecond extraction) as epoch ms."""
+    n = len(_TRICKY)
+    ms = [_JULY_US // 1000 + i * 1000 for i in range(n)]
+    table = pa.table(
+        {
+            "tid": ["t"] * n,
+            "sid": [f"s{i:02d}" for i in range(n)],
+            "t0": [f" 2026-07-01T00:00:{i:02d}Z " for i in range(n)] if iso else ms,
+            "t1": [f"2026-07-01T00:00:{i:02d}.5Z" for i in range(n)] if iso else ms,
+            "prov": _TRICKY,
+            "reg": list(reversed(_TRICKY)),
+            "hit": _FLAGS,
+        }
+    )
+    path = tmp_path / "tricky.parquet"
+    pq.write_table(table, path)
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text(
+        ("" if iso else "timestamp_format: epoch_ms\n")
+        + "columns:\n  task_id: tid\n  span_id: sid\n  start_us: t0\n  end_us: t1\n"
+        "  provider: prov\n  region: reg\n  response_cached: hit\nconstants:\n  kind: llm\n"
+    )
+    return path, mapping
+
+
+def _tricky_rows(path: Path, mapping: Path, backend: object | None) -> list[tuple[Any, ...]]:
+    kw = {} if backend is None else {"backend": backend}
+    traces = ingest([path], mapping=load_mapping(mapping), fmt="table", **kw)  # type: ignore[arg-type]
+    df = traces.spans.select("span_id", "provider", "region", "response_cached", "start_us")
+    rows = df.order_by("span_id").execute()
+    return [
+        (None if p is None or p != p else p, None if r is None or r != r else r, c, int(s))
+        for p, r, c, s in zip(
+            rows["provider"], rows["region"], rows["response_cached"], rows["start_us"], strict=True
+        )
+    ]
+
+
+def _tricky_expected() -> list[tuple[Any, ...]]:
+    return [
+        (_expected_text(p), _expected_text(r), _expected_flag(h), _JULY_US + i * 1_000_000)
+        for i, (p, r, h) in enumerate(zip(_TRICKY, reversed(_TRICKY), _FLAGS, strict=True))
+    ]
+
+
+def test_blank_text_and_flags_are_read_as_python_reads_them(tmp_path: Path) -> None:
+    for iso in (True, False):
+        path, mapping = _tricky_trace(tmp_path, iso=iso)
+        assert _tricky_rows(path, mapping, None) == _tricky_expected()
+
+
+@pytest.mark.spark
+def test_spark_reads_blank_text_and_flags_as_duckdb_does(
+    tmp_path: Path, spark_backend: object
+) -> None:
+    # Ibis compiles ``strip`` on Spark to TRIM('\v\f' …), which Spark reads as the letters v
+    # and f: "false" was read as "alse" (no flag) and a provider "f" as no provider
+    path, mapping = _tricky_trace(tmp_path, iso=False)
+    assert _tricky_rows(path, mapping, spark_backend) == _tricky_expected()

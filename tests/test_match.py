@@ -16,12 +16,16 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import ibis
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from slacheck.contract.load import load_contract_text
-from slacheck.contract.model import Contract
+from slacheck.contract.model import Contract, ModelScope, Scope
+from slacheck.engine import duckdb_connect
 from slacheck.match.fields import (
     DERIVABLE_NOW,
     SCHEMA_CHANGE,
@@ -32,7 +36,16 @@ from slacheck.match.fields import (
     classify,
 )
 from slacheck.match.mismatch import Code, Mismatch, find_mismatches
-from slacheck.metering.derive import calls, tasks
+from slacheck.metering.derive import (
+    calls,
+    endpoint_key,
+    host_key,
+    in_scope,
+    model_base,
+    provider_key,
+    scope_match,
+    tasks,
+)
 from slacheck.render.markdown import fields_markdown
 from slacheck.trace import schema
 from slacheck.trace.generate import TrafficProfile, generate, write
@@ -483,6 +496,48 @@ def test_scope_that_matches_no_call(traffic: Callable[..., Traces]) -> None:
     found = [m for m in _mismatches(text, traffic()) if m.code == Code.SCOPE_UNMATCHED]
     assert len(found) == 1 and found[0].numbers["matched"] == 0
     assert found[0].numbers["unmatched"] == ["model claude-3-opus"]
+
+
+_NAME = st.sampled_from([None, "openai", "anthropic", "gpt-4o", "claude-3-opus", "x"])
+_HOST = st.sampled_from([None, "https://API.openai.com/v1/", "api.openai.com", "Unknown", "h:1"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(_NAME, _NAME, _NAME, _NAME, _HOST, st.booleans()), min_size=0, max_size=30
+    ),
+    providers=st.lists(st.sampled_from(["openai", "OpenAI", "azure"]), max_size=2),
+    models=st.lists(st.sampled_from(["gpt-4o", "claude-3-opus", "gpt-4o-2024-08-06"]), max_size=2),
+    endpoints=st.lists(st.sampled_from(["api.openai.com", "https://h:1/x", "other"]), max_size=2),
+    model_scope=st.sampled_from(list(ModelScope)),
+)
+def test_scope_match_counts_each_call_as_its_row_does(
+    rows: list[tuple[Any, ...]],
+    providers: list[str],
+    models: list[str],
+    endpoints: list[str],
+    model_scope: ModelScope,
+) -> None:
+    """The grouped scope match equals the row-wise reading: every call counted, matched where
+    its own row is in scope, a listed value unmatched where no row has its key."""
+    cols = ["provider_key", "model", "requested", "served_model", "endpoint"]
+    data: dict[str, list[Any]] = {c: [r[i] for r in rows] for i, c in enumerate(cols)}
+    data["start_us"] = [1 if r[5] else None for r in rows]
+    c = ibis.memtable(data, schema={**dict.fromkeys(cols, "string"), "start_us": "int64"})
+    scope = Scope(providers=providers, models=models, endpoints=endpoints)
+    got = scope_match(c, scope, model_scope)
+
+    con = duckdb_connect()
+    hit = con.execute(c.select(h=in_scope(c, scope, model_scope)))["h"].tolist()
+    keys = con.execute(c.select(e=endpoint_key(c.endpoint)))["e"].tolist()
+    assert got.calls == len(rows)
+    assert got.matched == sum(bool(h) for h in hit)
+    names = {v for r in rows for v in (r[1], r[2]) if v is not None}
+    want = [f"provider {p}" for p in providers if provider_key(p) not in {r[0] for r in rows}]
+    want += [f"model {m}" for m in models if model_base(m) not in names]
+    want += [f"endpoint {e}" for e in endpoints if host_key(e) not in set(keys) - {None}]
+    assert list(got.unmatched_values) == want
 
 
 def test_sparse_and_coarse_time_slices(traffic: Callable[..., Traces], tmp_path: Path) -> None:

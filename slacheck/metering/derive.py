@@ -59,7 +59,7 @@ from slacheck.names import model_base as model_base
 from slacheck.names import region_key as region_key
 from slacheck.results import ScopeMatch
 from slacheck.trace.conventions import table
-from slacheck.trace.normalise import host_expr, host_of
+from slacheck.trace.normalise import host_expr, host_of, stripped_expr
 from slacheck.trace.schema import SetAside
 from slacheck.trace.status import status_class_expr
 from slacheck.trace.traces import Traces
@@ -106,11 +106,6 @@ class ScopeMiss(StrEnum):
     ENDPOINT_OTHER = "endpoint_other"
 
 
-def _trimmed(text: ir.StringValue) -> ir.StringValue:
-    # not .strip(): Ibis compiles it on Spark to a trim that also drops the letters v and f
-    return text.re_replace(r"^\s+|\s+$", "")
-
-
 def state_expr(c: ir.Table) -> ir.StringValue:
     """The call state of a row with ``status``, ``http_status``, ``error_type`` and
     ``response_cached``: a cache hit is ``cached`` whatever its status; else the status class
@@ -124,7 +119,7 @@ def state_expr(c: ir.Table) -> ir.StringValue:
 
 
 def model_base_expr(model: ir.StringValue) -> ir.StringValue:
-    return _trimmed(model.lower()).re_replace(_PATH_PREFIX, "").re_replace(_SNAPSHOT, "")
+    return stripped_expr(model.lower()).re_replace(_PATH_PREFIX, "").re_replace(_SNAPSHOT, "")
 
 
 def region_from_model_expr(model: ir.StringValue) -> ir.StringValue:
@@ -185,7 +180,7 @@ def provider_key_expr(provider: ir.StringValue) -> ir.StringValue:
     """A provider as compared: lower case, without an SDK's API suffix (the Vercel AI SDK
     writes ``openai.chat``, ``anthropic.messages``); OpenTelemetry's dotted names
     (``gcp.vertex_ai``, ``aws.bedrock``) keep their dots."""
-    return _trimmed(provider).lower().re_replace(_API_SUFFIX, "")
+    return stripped_expr(provider).lower().re_replace(_API_SUFFIX, "")
 
 
 def provider_key(name: str) -> str:
@@ -534,30 +529,29 @@ def scoped(c: ir.Table, contract: Contract, term: LatencyTerm | None = None) -> 
 
 
 def scope_match(c: ir.Table, scope: Scope, model_scope: ModelScope) -> ScopeMatch:
-    """How many calls the scope covers, and which listed values match no call at all."""
-    agg = c.aggregate(calls=c.count(), matched=in_scope(c, scope, model_scope).sum())
-    seen = (
-        c.aggregate(
-            providers=c.provider_key.collect(distinct=True),
-            models=c.model.collect(distinct=True),
-            requested=c.requested.collect(distinct=True),
-            endpoints=endpoint_key(c.endpoint).collect(distinct=True),
-        )
-        .execute()
-        .iloc[0]
-    )
-    row = agg.execute().iloc[0]
-    have_models = set(seen["models"] or []) | set(seen["requested"] or [])
-    unmatched = [
-        f"provider {p}"
-        for p in scope.providers
-        if provider_key(p) not in set(seen["providers"] or [])
-    ]
+    """How many calls the scope covers, and which listed values match no call at all.
+
+    One scan groups the calls by the names the scope reads (few distinct combinations); the
+    scope test, the endpoint's host key and the names seen are then computed on those groups,
+    not once per call."""
+    names = ["provider_key", "model", "requested", "served_model", "endpoint"]
+    g = c.group_by([*names, c.start_us.notnull().name("_dated")]).aggregate(_n=c.count())
+    g = g.mutate(_hit=scope_miss(g, scope, model_scope).isnull() & g._dated)
+    g = g.mutate(_endpoint=endpoint_key(g.endpoint))
+    rows = g.select("provider_key", "model", "requested", "_endpoint", "_hit", "_n")
+    got = rows.to_pyarrow().to_pylist()
+    calls = sum(int(r["_n"]) for r in got)
+    matched = sum(int(r["_n"]) for r in got if r["_hit"])
+
+    def seen(column: str) -> set[str]:
+        return {r[column] for r in got if r[column] is not None}
+
+    have_models = seen("model") | seen("requested")
+    providers, endpoints = seen("provider_key"), seen("_endpoint")
+    unmatched = [f"provider {p}" for p in scope.providers if provider_key(p) not in providers]
     unmatched += [f"model {m}" for m in scope.models if model_base(m) not in have_models]
-    unmatched += [
-        f"endpoint {e}" for e in scope.endpoints if host_key(e) not in set(seen["endpoints"] or [])
-    ]
-    return ScopeMatch(int(row["calls"]), int(row["matched"] or 0), tuple(unmatched))
+    unmatched += [f"endpoint {e}" for e in scope.endpoints if host_key(e) not in endpoints]
+    return ScopeMatch(calls, matched, tuple(unmatched))
 
 
 class TaskSource(StrEnum):

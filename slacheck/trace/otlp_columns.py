@@ -15,7 +15,7 @@ import ibis.expr.types as ir
 
 from slacheck.engine import Engine
 from slacheck.trace.conventions import DERIVED_PROVIDER, FieldRule, KindRule, table
-from slacheck.trace.normalise import host_expr
+from slacheck.trace.normalise import host_expr, stripped_expr
 from slacheck.trace.otlp_values import (
     Nanos,
     Spelling,
@@ -30,7 +30,6 @@ from slacheck.trace.otlp_values import (
     otlp_id,
     scalar_text,
     spelling,
-    strip_whitespace,
     value_of,
 )
 from slacheck.trace.records import FIRST_TOKEN_END, STREAM_LOG_END, USAGE_SPELLINGS
@@ -380,7 +379,7 @@ def canonical(
         if rule.event is not None:
             raw = found[ecol[rule.event]]
             us, bad = nanos_us(raw, engine, ns[ecol[rule.event]])
-            text = strip_whitespace(raw)
+            text = stripped_expr(raw)
             unset = raw.isnull() | (text == "") | text.re_search(r"^0+$").fill_null(False)
             stamps[id(rule)] = (us, bad)
             usable[id(rule)] = ~unset
@@ -507,7 +506,7 @@ def canonical(
     from_first = (ft_us.cast("float64") - start.cast("float64")) / 1000.0
     out["ttft_ms"] = ibis.coalesce(from_first, out.get("ttft_ms", ibis.null(dt.float64)))
 
-    failed = strip_whitespace(t.code).isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
+    failed = stripped_expr(t.code).isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
     error_type = out.get("error_type", ibis.null(dt.string))
     status, status_source = _status(
         failed, error_type, out.get("http_status"), t.message, t.exception_type, t.exception_message
@@ -623,7 +622,7 @@ def _defect(flag: ir.BooleanValue, text: str) -> ir.StringValue:
 
 def _error_class(message: ir.StringValue) -> ir.StringValue:
     """``status.error_class``: the class of ``RateLimitError('...')``, or a short first line."""
-    line = strip_whitespace(strip_whitespace(message).re_extract(r"^([^\r\n]*)", 1))
+    line = stripped_expr(stripped_expr(message).re_extract(r"^([^\r\n]*)", 1))
     cls = line.re_extract(r"^([A-Za-z_][A-Za-z0-9_.]*)\s*[(:]", 1)
     return ibis.cases(
         (message.isnull() | (line == ""), ibis.null(dt.string)),

@@ -14,6 +14,7 @@ import ibis.expr.types as ir
 
 from slacheck.engine import Engine
 from slacheck.trace import numbers
+from slacheck.trace.normalise import stripped_expr
 
 # -- attribute values ---------------------------------------------------------------------------
 
@@ -83,12 +84,6 @@ def value_of(v: ir.StructValue, engine: Engine) -> Value:
         array_empty=values.fill_null(ibis.literal([], type=values.type())).length() == 0,
         variant=variant,
     )
-
-
-def strip_whitespace(text: ir.StringValue) -> ir.StringValue:
-    """Leading and trailing whitespace removed. Not Ibis's ``strip``: on Spark it trims the
-    letters ``v`` and ``f`` (its ``\\v\\f`` escapes are not Spark SQL's), so "false" → "alse"."""
-    return text.re_replace(r"^\s+|\s+$", "")
 
 
 # -- numbers and timestamps, as ``numbers`` specifies them ------------------------------------
@@ -200,7 +195,7 @@ def nanos(raw: ir.StringValue, spelled: Spelling | None = None) -> Nanos:
 
 def as_bool(text: ir.StringValue) -> ir.BooleanValue:
     """``true`` or ``false`` in any case, whitespace around allowed; null otherwise."""
-    low = strip_whitespace(text).lower()
+    low = stripped_expr(text).lower()
     return ibis.cases((low == "true", True), (low == "false", False), else_=ibis.null(dt.boolean))
 
 
@@ -234,7 +229,7 @@ def first_token_us(
         return ibis.null(dt.int64), ibis.literal(False)
     quoted = (text.length() > 1) & text.startswith('"') & text.endswith('"')
     unq = ibis.ifelse(quoted, text.substr(1, text.length() - 2), text)
-    stripped = strip_whitespace(unq)
+    stripped = stripped_expr(unq)
     n = nanos(text) if parts is None else parts
     from_int = ibis.ifelse(n.zero, ibis.literal(0, type=dt.int64), n.us)
     iso = ibis.ifelse(stripped == "", ibis.null(dt.int64), _iso_us(stripped, engine))

@@ -30,7 +30,7 @@ from slacheck.inputs import (
     read_bounded,
     reading,
 )
-from slacheck.trace.normalise import host_expr
+from slacheck.trace.normalise import blank_expr, host_expr, stripped_expr
 from slacheck.trace.schema import BY_NAME, COLUMN_NAMES, COLUMNS, SetAside, Status
 
 TableFormat = Literal["csv", "parquet", "jsonl"]
@@ -599,7 +599,7 @@ class _Reader:
         if path:
             col = self._json_text(col, path)
         if col.type().is_string():
-            col = ibis.ifelse(col.strip() == "", ibis.null("string"), col)
+            col = ibis.ifelse(blank_expr(col), ibis.null("string"), col)
         if spec.normalise == "host":
             col = host_expr(col.cast("string"))
         return col
@@ -648,7 +648,7 @@ class _Reader:
         if target.is_boolean():
             if raw.type().is_boolean():
                 return raw
-            text = raw.cast("string").strip().lower()
+            text = stripped_expr(raw.cast("string")).lower()
             return ibis.cases(
                 (text.isin(["true", "1", "yes"]), True),
                 (text.isin(["false", "0", "no"]), False),
@@ -694,7 +694,7 @@ def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
     elif fmt == "iso8601":
         # a timestamp written as a JSON string, in quotes (Langfuse's CSV export writes its
         # dates through JSON.stringify), is read without them
-        text = raw.cast("string").strip().re_replace(r'^"(.*)"$', r"\1")
+        text = stripped_expr(raw.cast("string")).re_replace(r'^"(.*)"$', r"\1")
         ts = text.try_cast("timestamp('UTC')")
     else:
         ts = raw.cast("string").as_timestamp(fmt)
