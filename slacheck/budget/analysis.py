@@ -75,8 +75,10 @@ def task_breakdown(
     wrappers = work.semi_join(parents, container)
     wrappers = wrappers.group_by("task_id").aggregate(container_spans=wrappers.count())
     c = calls(traces) if model_calls is None else model_calls
-    leaf_keys = leaves.select(l_task="task_id", l_span="span_id")
-    c = c.semi_join(leaf_keys, [c.task_id == leaf_keys.l_task, c.span_id == leaf_keys.l_span])
+    # the leaf calls: every call is an llm span, so the calls that are leaves are the calls
+    # that are no parent (an anti-join against the few parents, not a semi-join against
+    # every leaf span)
+    c = c.anti_join(parents, [c.task_id == parents.p_task, c.span_id == parents.p_span])
     llm = _llm_parts(c)
     ordered = _ordered(leaves)
     spans = _span_parts(ordered)
@@ -152,10 +154,11 @@ def _ordered(work: ir.Table) -> ir.Table:
     """
     order = ["start_us", "end_us", "span_id"]
     running = ibis.window(group_by="task_id", order_by=order, preceding=None, following=0)
+    # the rows before this one: the same partition and order, so one sort serves both frames
+    before = ibis.window(group_by="task_id", order_by=order, rows=(None, -1))
     llm_end = ibis.ifelse(work.kind == "llm", work.end_us, None)
-    t = work.mutate(_run_end=work.end_us.max().over(running), _step_end=llm_end.max().over(running))
-    return t.mutate(
-        _prev_run=t._run_end.lag().over(ibis.window(group_by="task_id", order_by=order))
+    return work.mutate(
+        _prev_run=work.end_us.max().over(before), _step_end=llm_end.max().over(running)
     )
 
 
