@@ -508,19 +508,14 @@ def classify_status(spans: ir.Table) -> ir.Table:
     message = ibis.ifelse(spans[_FAILED], spans[_MESSAGE], ibis.null("string"))
     key = _status_key(spans[_FAILED], spans.error_type, spans.http_status, message)
     keyed = spans.mutate(_slacheck_key=ibis.ifelse(decided, key, ibis.null("string")))
-    combos = (
-        keyed.filter(keyed._slacheck_key.notnull())
-        .select(
-            k=keyed._slacheck_key,
-            f=keyed[_FAILED],
-            e=keyed.error_type,
-            h=keyed.http_status,
-            m=ibis.ifelse(keyed[_FAILED], keyed[_MESSAGE], ibis.null("string")),
-        )
+    # the distinct combinations first, their key text after: the text is built per combination,
+    # not per row (the same expression the join below builds per row)
+    seen = (
+        spans.filter(decided)
+        .select(f=spans[_FAILED], e=spans.error_type, h=spans.http_status, m=message)
         .distinct()
-        .to_pyarrow()
-        .to_pylist()
     )
+    combos = seen.mutate(k=_status_key(seen.f, seen.e, seen.h, seen.m)).to_pyarrow().to_pylist()
     keys, statuses, classes = [], [], []
     for row in combos:
         fields: dict[str, Any] = {"error_type": row["e"], "http_status": row["h"]}
