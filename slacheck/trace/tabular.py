@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -615,7 +616,7 @@ class _Reader:
         if spec.value is not None or spec.column is None:
             raise ValueError(f"columns.{name}: a timestamp comes from a column")
         raw = self.raw(spec)
-        parsed = _timestamp_us(raw, self.timestamp_format)
+        parsed = _timestamp_us(raw, self.timestamp_format, self.engine)
         self._flag(raw.notnull() & parsed.isnull(), f"{SetAside.UNPARSEABLE_TIMESTAMP}:{name}")
         return parsed
 
@@ -673,12 +674,18 @@ def _get_json_object_sig(text: str, path: str) -> str:  # type: ignore[empty-bod
     """Spark's ``get_json_object`` (null for text that is not JSON)."""
 
 
+def _unix_micros_sig(ts: dt.datetime) -> int:  # type: ignore[empty-body]
+    """Spark's ``unix_micros``: microseconds since the epoch (Ibis cannot extract Spark's
+    microseconds)."""
+
+
 _json_valid: Any = ibis.udf.scalar.builtin(_json_valid_sig, name="json_valid")
+_unix_micros: Any = ibis.udf.scalar.builtin(_unix_micros_sig, name="unix_micros")
 _json_extract_string: Any = ibis.udf.scalar.builtin(_json_extract_sig, name="json_extract_string")
 _get_json_object: Any = ibis.udf.scalar.builtin(_get_json_object_sig, name="get_json_object")
 
 
-def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
+def _timestamp_us(raw: ir.Value, fmt: str, engine: str = "duckdb") -> ir.IntegerValue:
     if fmt == "epoch_us" and raw.type().is_integer():
         return raw.cast("int64")
     if fmt in _EPOCH_TO_US:
@@ -693,6 +700,8 @@ def _timestamp_us(raw: ir.Value, fmt: str) -> ir.IntegerValue:
         ts = text.try_cast("timestamp('UTC')")
     else:
         ts = raw.cast("string").as_timestamp(fmt)
+    if engine == "pyspark":
+        return _unix_micros(ts).cast("int64")
     # epoch seconds plus the sub-second microseconds; DuckDB's microsecond() counts within
     # the minute, so take it modulo one second.
     # DuckDB's epoch is fractional and a cast rounds: floor it first.
