@@ -369,19 +369,29 @@ def _expected_flag(value: str) -> bool | None:
 _JULY_US = 1_782_864_000_000_000  # 2026-07-01T00:00:00Z
 
 
-def _tricky_trace(tmp_path: Path, *, iso: bool) -> tuple[Path, Path]:
-    """The tricky values as one llm span each; times as ISO text with spaces around it, or as
-    epoch milliseconds."""
+#: the time spellings a mapping reads: ISO text (with spaces around it), epoch milliseconds, a
+#: strptime pattern with fractional seconds; each gives start i s and end i.5 s after midnight
+_TIMES = ("iso8601", "epoch_ms", "%Y-%m-%d %H:%M:%S.%f")
+
+
+def _tricky_trace(tmp_path: Path, fmt: str) -> tuple[Path, Path]:
+    """The tricky values as one llm span each, times written as ``fmt`` spells them."""
     n = len(_TRICKY)
-    ms = [_JULY_US // 1000 + i * 1000 for i in range(n)]
+    if fmt == "iso8601":
+        t0: list[Any] = [f" 2026-07-01T00:00:{i:02d}Z " for i in range(n)]
+        t1: list[Any] = [f"2026-07-01T00:00:{i:02d}.5Z" for i in range(n)]
+    elif fmt == "epoch_ms":
+        t0 = [_JULY_US // 1000 + i * 1000 for i in range(n)]
+        t1 = [m + 500 for m in t0]
+    else:
+        t0 = [f"2026-07-01 00:00:{i:02d}.000000" for i in range(n)]
+        t1 = [f"2026-07-01 00:00:{i:02d}.500000" for i in range(n)]
     table = pa.table(
         {
             "tid": ["t"] * n,
             "sid": [f"s{i:02d}" for i in range(n)],
-            "t0": [f" 2026-07-01T00:00:{i:02d}Z " for i in range(n)] if iso else ms,
-            "t1": [f"2026-07-01T00:00:{i:02d}.5Z" for i in range(n)]
-            if iso
-            else [m + 500 for m in ms],
+            "t0": t0,
+            "t1": t1,
             "prov": _TRICKY,
             "reg": list(reversed(_TRICKY)),
             "hit": _FLAGS,
@@ -391,8 +401,8 @@ def _tricky_trace(tmp_path: Path, *, iso: bool) -> tuple[Path, Path]:
     pq.write_table(table, path)
     mapping = tmp_path / "m.yaml"
     mapping.write_text(
-        ("" if iso else "timestamp_format: epoch_ms\n")
-        + "columns:\n  task_id: tid\n  span_id: sid\n  start_us: t0\n  end_us: t1\n"
+        f"timestamp_format: '{fmt}'\n"
+        "columns:\n  task_id: tid\n  span_id: sid\n  start_us: t0\n  end_us: t1\n"
         "  provider: prov\n  region: reg\n  response_cached: hit\nconstants:\n  kind: llm\n"
     )
     return path, mapping
@@ -420,9 +430,9 @@ def _tricky_expected() -> list[tuple[Any, ...]]:
 
 
 def test_blank_text_and_flags_are_read_as_python_reads_them(tmp_path: Path) -> None:
-    for iso in (True, False):
-        path, mapping = _tricky_trace(tmp_path, iso=iso)
-        assert _tricky_rows(path, mapping, None) == _tricky_expected()
+    for fmt in _TIMES:
+        path, mapping = _tricky_trace(tmp_path, fmt)
+        assert _tricky_rows(path, mapping, None) == _tricky_expected(), fmt
 
 
 @pytest.mark.spark
@@ -432,6 +442,6 @@ def test_spark_reads_blank_text_and_flags_as_duckdb_does(
     # Ibis compiles ``strip`` on Spark to TRIM('\v\f' …), which Spark reads as the letters v
     # and f: "false" was read as "alse" (no flag) and a provider "f" as no provider; and ISO
     # text timestamps failed to compile (Ibis has no microsecond extraction on Spark)
-    for iso in (True, False):
-        path, mapping = _tricky_trace(tmp_path, iso=iso)
-        assert _tricky_rows(path, mapping, spark_backend) == _tricky_expected()
+    for fmt in _TIMES:
+        path, mapping = _tricky_trace(tmp_path, fmt)
+        assert _tricky_rows(path, mapping, spark_backend) == _tricky_expected(), fmt
