@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +21,7 @@ from pydantic import (
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from slacheck.engine import Engine, engine_of
 from slacheck.errors import MAX_PROBLEMS, Problem, Reason, TraceInputError
 from slacheck.inputs import (
     YamlAliasBound,
@@ -32,6 +32,7 @@ from slacheck.inputs import (
     reading,
 )
 from slacheck.trace.normalise import blank_expr, host_expr, stripped_expr
+from slacheck.trace.otlp_values import epoch_us, json_get
 from slacheck.trace.schema import BY_NAME, COLUMN_NAMES, COLUMNS, SetAside, Status
 
 TableFormat = Literal["csv", "parquet", "jsonl"]
@@ -580,8 +581,7 @@ class _Reader:
         self.src = src
         self.timestamp_format = timestamp_format
         self.defects: list[ir.StringValue] = []
-        backend = src._find_backend()
-        self.engine = getattr(backend, "name", "duckdb")
+        self.engine = engine_of(src._find_backend())
 
     def _flag(self, bad: ir.BooleanValue, reason: str) -> None:
         self.defects.append(ibis.ifelse(bad, ibis.literal(reason), None))
@@ -604,11 +604,7 @@ class _Reader:
         """The value at ``path`` in a JSON column (text, a JSON type or a nested record), as
         text; null where the path is absent or the text is not JSON."""
         text = col if col.type().is_string() else col.cast("json").cast("string")
-        if self.engine == "pyspark":
-            spark_path = "$" + "".join(f"['{key}']" for key in path)
-            return _get_json_object(text, spark_path)
-        duck_path = "$" + "".join("." + '"' + key.replace('"', '\\"') + '"' for key in path)
-        return ibis.ifelse(_json_valid(text), _json_extract_string(text, duck_path), None)
+        return json_get(text, path, self.engine)
 
     def timestamp(self, spec: ColumnSpec, name: str) -> ir.IntegerValue:
         if spec.first_of:
@@ -662,30 +658,7 @@ class _Reader:
         return raw.cast(target)
 
 
-def _json_valid_sig(text: str) -> bool:  # type: ignore[empty-body]
-    """DuckDB's ``json_valid``."""
-
-
-def _json_extract_sig(text: str, path: str) -> str:  # type: ignore[empty-body]
-    """DuckDB's ``json_extract_string``."""
-
-
-def _get_json_object_sig(text: str, path: str) -> str:  # type: ignore[empty-body]
-    """Spark's ``get_json_object`` (null for text that is not JSON)."""
-
-
-def _unix_micros_sig(ts: dt.datetime) -> int:  # type: ignore[empty-body]
-    """Spark's ``unix_micros``: microseconds since the epoch (Ibis cannot extract Spark's
-    microseconds)."""
-
-
-_json_valid: Any = ibis.udf.scalar.builtin(_json_valid_sig, name="json_valid")
-_unix_micros: Any = ibis.udf.scalar.builtin(_unix_micros_sig, name="unix_micros")
-_json_extract_string: Any = ibis.udf.scalar.builtin(_json_extract_sig, name="json_extract_string")
-_get_json_object: Any = ibis.udf.scalar.builtin(_get_json_object_sig, name="get_json_object")
-
-
-def _timestamp_us(raw: ir.Value, fmt: str, engine: str = "duckdb") -> ir.IntegerValue:
+def _timestamp_us(raw: ir.Value, fmt: str, engine: Engine) -> ir.IntegerValue:
     if fmt == "epoch_us" and raw.type().is_integer():
         return raw.cast("int64")
     if fmt in _EPOCH_TO_US:
@@ -700,13 +673,7 @@ def _timestamp_us(raw: ir.Value, fmt: str, engine: str = "duckdb") -> ir.Integer
         ts = text.try_cast("timestamp('UTC')")
     else:
         ts = raw.cast("string").as_timestamp(fmt)
-    if engine == "pyspark":
-        return _unix_micros(ts).cast("int64")
-    # epoch seconds plus the sub-second microseconds; DuckDB's microsecond() counts within
-    # the minute, so take it modulo one second.
-    # DuckDB's epoch is fractional and a cast rounds: floor it first.
-    seconds = ts.epoch_seconds().floor().cast("int64")
-    return seconds * 1_000_000 + ts.microsecond().cast("int64") % 1_000_000
+    return epoch_us(ts, engine)
 
 
 def _ibis_type(name: str) -> Any:
