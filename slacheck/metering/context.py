@@ -161,7 +161,11 @@ class Metering:
         # read of the span view scans and classifies every row of the input again
         if wrappers != 0:
             llm = self._table(llm)
-        calls = self._table(derive.calls_of(llm, wrappers))
+        # the name lookups from ingestion's per-quarter counts when it made them (every usable
+        # llm span's names, a few rows): put into the query as constants, where the derivation
+        # would otherwise scan every span again for its distinct names
+        names = None if self.traces.llm_by_quarter is None else self._names
+        calls = self._table(derive.calls_of(llm, wrappers, names=names))
         if wrappers != 0:
             self.traces.backend.drop_table(llm.get_name(), force=True)
         # the region keys once per distinct region of the table (``derive.RegionKeys``)
