@@ -800,3 +800,42 @@ def test_what_ingestion_learns_never_changes_a_result(
     assert fast.to_dict() == slow.to_dict()
     assert kept.to_dict() == slow.to_dict()
     assert len(fast.results) > 5
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    spans=st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "c"]),
+            st.sampled_from(["llm", "tool", "retrieval", "task"]),
+            st.integers(min_value=0, max_value=50_000),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_tasks_tool_and_retrieval_time_is_its_spans_sum(
+    tmp_path_factory: pytest.TempPathFactory, spans: list[tuple[str, str, int]]
+) -> None:
+    """``derive.tasks`` sums each task's tool and retrieval span time (null when it has none),
+    the figures the uncovered-task-time finding reads instead of grouping the spans again."""
+    from slacheck.metering import derive
+
+    rows = [
+        {"start": "2026-07-01T00:00:00Z", "ms": ms / 10, "task_id": task, "kind": kind}
+        for task, kind, ms in spans
+    ]
+    t = traces(tmp_path_factory.mktemp("tasks"), rows)
+    got = {
+        r["task_id"]: (r["tool_span_ms"], r["retrieval_span_ms"])
+        for r in derive.tasks(t).to_pyarrow().to_pylist()
+    }
+    want: dict[str, list[float | None]] = {}
+    for task, kind, ms in spans:
+        sums = want.setdefault(task, [None, None])
+        if kind in ("tool", "retrieval"):
+            i = 0 if kind == "tool" else 1
+            sums[i] = (sums[i] or 0.0) + ms / 10
+    assert set(got) == set(want)
+    for task, pair in got.items():
+        assert pair == pytest.approx(tuple(want[task]))  # None stays None

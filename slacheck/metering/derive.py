@@ -580,7 +580,8 @@ def lower_bound(task_source: ir.StringValue) -> ir.BooleanValue:
 
 
 def tasks(traces: Traces) -> ir.Table:
-    """One row per task id: span envelope, roots, step counts, completeness, task time.
+    """One row per task id: span envelope, roots, step counts, time in tool and retrieval
+    spans, completeness, task time.
 
     The task-time rule: one root span (no parent) gives its duration; several roots give the
     first start to the last end of the task's spans (as Langfuse's trace latency does); a task
@@ -602,6 +603,9 @@ def tasks(traces: Traces) -> ir.Table:
         llm_calls=(t.kind == "llm").sum(),
         tool_calls=(t.kind == "tool").sum(),
         retrieval_calls=(t.kind == "retrieval").sum(),
+        # the time in tool and retrieval spans, nested ones included (null: none)
+        tool_span_ms=t.duration_ms.sum(where=t.kind == "tool"),
+        retrieval_span_ms=t.duration_ms.sum(where=t.kind == "retrieval"),
         spans=t.count(),
         orphans=t.orphan.sum(),
     )

@@ -84,7 +84,7 @@ def find_mismatches(
     found += find_reproducibility(m, calls, tasks, every)
     found += find_window_coverage(m)
     found += find_time_zone(contract, calls, scoped)
-    found += find_task_time(contract, traces, calls, tasks)
+    found += find_task_time(contract, calls, tasks)
     return tuple(sorted(found, key=lambda m: m.severity.rank))
 
 

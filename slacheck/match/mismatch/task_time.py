@@ -11,7 +11,6 @@ from slacheck.contract.review import Severity
 from slacheck.match.mismatch.core import Code, Mismatch, aggregate_row, as_float, as_int
 from slacheck.messages import NC_, NPC_, MessageCode, Param
 from slacheck.metering.derive import point_value, scoped, succeeded
-from slacheck.trace.traces import Traces
 
 __all__ = ["TaskTimeSaid", "find_task_time"]
 
@@ -73,9 +72,7 @@ _TIME_POINTS = (
 )
 
 
-def find_task_time(
-    contract: Contract, traces: Traces, c: ir.Table, tasks: ir.Table
-) -> Iterable[Mismatch]:
+def find_task_time(contract: Contract, c: ir.Table, tasks: ir.Table) -> Iterable[Mismatch]:
     """For each call-level time term: the share of task time its point covers, and the rest."""
     terms = [(i, t) for i, t in enumerate(contract.latency) if t.measurement_point in _TIME_POINTS]
     if not terms:
@@ -93,14 +90,11 @@ def find_task_time(
             per_call[f"net{i}"] = c.network_d.sum(where=exact)
             per_call[f"que{i}"] = c.queue_ms.sum(where=exact)
     by_call = c.group_by("task_id").aggregate(**per_call)
-    s = traces.spans
-    by_span = s.group_by("task_id").aggregate(
-        tools_ms=s.duration_ms.sum(where=s.kind == "tool"),
-        retrieval_ms=s.duration_ms.sum(where=s.kind == "retrieval"),
+    # the tool and retrieval time per task from the tasks' own aggregate: no scan of the spans
+    tt = tasks.filter(tasks.task_ms.notnull()).select(
+        "task_id", "task_ms", tools_ms=tasks.tool_span_ms, retrieval_ms=tasks.retrieval_span_ms
     )
-    tt = tasks.filter(tasks.task_ms.notnull()).select("task_id", "task_ms")
     j = tt.left_join(by_call, "task_id").drop("task_id_right")
-    j = j.left_join(by_span, "task_id").drop("task_id_right")
     sums: dict[str, ir.Scalar] = {"tasks": j.count(), "task_ms": j.task_ms.sum()}
     for name in ("llm_ms", "tools_ms", "retrieval_ms", *list(per_call)[1:]):
         sums[name] = j[name].fill_null(0.0).sum()
