@@ -65,7 +65,19 @@ def _write(traces: Traces, rows: ir.Table, out: Path) -> None:
     else:
         sql = traces.backend.compile(rows)
         target = str(out).replace("'", "''")
-        traces.backend.raw_sql(f"COPY ({sql}) TO '{target}' (FORMAT parquet, PARTITION_BY (day))")
+        con = traces.backend
+        con.raw_sql(f"SET partitioned_write_flush_threshold = {_FLUSH_ROWS}")
+        try:
+            con.raw_sql(f"COPY ({sql}) TO '{target}' (FORMAT parquet, PARTITION_BY (day))")
+        finally:
+            con.raw_sql("RESET partitioned_write_flush_threshold")
+
+
+#: rows a DuckDB thread gathers before handing them to the day files' writers. DuckDB's
+#: default (524,288) ran out of the default 1 GB memory bound at 100 M spans (90 day files
+#: open at once: nothing there can spill) and at 10 M took 39 s of wall time where this
+#: takes 13 s (the COPY alone; 2 cores)
+_FLUSH_ROWS = 20_000
 
 
 #: what a refused write says, in DuckDB's and Java's words
