@@ -24,7 +24,24 @@ CONVERTED_AIM_S = 10.0
 #: the aim for a report against the check of the same traces
 REPORT_AIM = 1.3
 
+#: SLACHECK_BENCH_REPEAT=n runs each whole-contract step n times and reports the run of median
+#: CPU with the spread: on a 2-core machine two runs of one commit differ by up to ~10 %
+REPEAT = max(1, int(os.environ.get("SLACHECK_BENCH_REPEAT", "1") or "1"))
+
 Run = Callable[[str, Path], dict[str, Any]]
+
+
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median CPU time among ``runs`` (the lower middle one of an even count), with
+    ``spread``: the lowest and highest CPU time of all of them."""
+    ordered = sorted(runs, key=lambda r: float(r["cpu_seconds"]))
+    cpus = [float(r["cpu_seconds"]) for r in ordered]
+    return {**ordered[(len(ordered) - 1) // 2], "spread": (cpus[0], cpus[-1]), "runs": len(runs)}
+
+
+def repeated(step: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``step`` run ``REPEAT`` times: its median run (``median_run``)."""
+    return median_run([step() for _ in range(REPEAT)])
 
 
 def load() -> float:
@@ -72,9 +89,13 @@ def line(label: str, step: Mapping[str, Any], base: Mapping[str, Any] | None = N
     cpu = float(step["cpu_seconds"])
     ratio = f"   {cpu / float(base['cpu_seconds']):5.2f}×" if base else "         "
     peak = f"   peak {step['peak_mib']:5.0f} MiB" if "peak_mib" in step else ""
+    spread = ""
+    if step.get("runs", 1) > 1:
+        lo, hi = step["spread"]
+        spread = f"   median of {step['runs']} ({lo:.2f}–{hi:.2f} s)"
     return (
         f"  {label:<26} CPU {cpu:8.2f} s   wall {float(step['seconds']):8.2f} s{ratio}"
-        f"{peak}{_load(step)}"
+        f"{peak}{_load(step)}{spread}"
     )
 
 
@@ -124,8 +145,12 @@ def section(path: Path, root: Path, out: Path, run: Run) -> bool:
         " (imports and ingestion included) × the hand SQL computing ingestion's accounting and"
         " every kind's counts per window"
     )
-    sql = run("demo_sql", path)
-    check = cli(["check", demo, str(path), "--period", period, "--format", "json"], root, out / "c")
+    sql = repeated(lambda: run("demo_sql", path))
+    check = repeated(
+        lambda: cli(
+            ["check", demo, str(path), "--period", period, "--format", "json"], root, out / "c"
+        )
+    )
     print(line("hand-written SQL", sql))
     print(line("slacheck check", check, sql) + f"   exit {check['exit_code']}")
     ok &= _same("whole contract", sql["figures"], _terms(check))
@@ -149,10 +174,12 @@ def section(path: Path, root: Path, out: Path, run: Run) -> bool:
         "\n`slacheck report` (Markdown) × `slacheck check`, same traces and period;"
         f" aim ≤ {REPORT_AIM}×"
     )
-    report = cli(
-        ["report", demo, str(path), "--period", period, "-o", str(out / "report.md")],
-        root,
-        out / "r",
+    report = repeated(
+        lambda: cli(
+            ["report", demo, str(path), "--period", period, "-o", str(out / "report.md")],
+            root,
+            out / "r",
+        )
     )
     print(line("slacheck check", check))
     print(line("slacheck report", report, check) + f"   exit {report['exit_code']}")
@@ -166,8 +193,12 @@ def section(path: Path, root: Path, out: Path, run: Run) -> bool:
     converted = out / "converted"
     shutil.rmtree(converted, ignore_errors=True)
     conv = cli(["traces", "convert", str(path), "-o", str(converted)], root, out / "v")
-    again = cli(
-        ["check", demo, str(converted), "--period", period, "--format", "json"], root, out / "c"
+    again = repeated(
+        lambda: cli(
+            ["check", demo, str(converted), "--period", period, "--format", "json"],
+            root,
+            out / "c",
+        )
     )
     print(line("slacheck traces convert", conv))
     print(line("check on the converted", again, check) + f"   exit {again['exit_code']}")

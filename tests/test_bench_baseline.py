@@ -81,3 +81,19 @@ def test_a_changed_figure_is_a_difference(both: tuple[dict[str, Any], dict[str, 
         f"{other['latency']['L2-ttft-p95'][w]['excluded']!r}",
         f"/peak/{w}/good: hand SQL {sql['peak'][w]['good']}, slacheck {other['peak'][w]['good']}",
     ]
+
+
+@pytest.mark.parametrize(
+    ("cpus", "median"),
+    [([3.0], 3.0), ([5.0, 1.0, 3.0], 3.0), ([4.0, 2.0], 2.0), ([9.0, 7.0, 8.0, 1.0, 2.0], 7.0)],
+)
+def test_a_repeated_step_reports_its_median_run(cpus: list[float], median: float) -> None:
+    """``SLACHECK_BENCH_REPEAT``: the run reported is the one of median CPU (the lower middle
+    of an even count), whole, with the lowest and highest CPU of all the runs."""
+    from bench.demo import median_run
+
+    runs = [{"cpu_seconds": c, "seconds": c / 2, "tag": i} for i, c in enumerate(cpus)]
+    got = median_run(runs)
+    assert got["cpu_seconds"] == median
+    assert got["seconds"] == median / 2 and got["tag"] == cpus.index(median)
+    assert got["spread"] == (min(cpus), max(cpus)) and got["runs"] == len(cpus)
