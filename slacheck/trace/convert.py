@@ -74,9 +74,9 @@ def _write(traces: Traces, rows: ir.Table, out: Path) -> None:
 
 
 #: rows a DuckDB thread gathers before handing them to the day files' writers. DuckDB's
-#: default (524,288) ran out of the default 1 GB memory bound at 100 M spans (90 day files
-#: open at once: nothing there can spill) and at 10 M took 39 s of wall time where this
-#: takes 13 s (the COPY alone; 2 cores)
+#: default (524,288) ran out of the default 1 GB memory bound at 100 M spans (91 day files
+#: open at once) and, at 10 M under a 300 MB bound, took 39 s of wall time where this takes
+#: 17 s (the COPY alone; 2 cores)
 _FLUSH_ROWS = 20_000
 
 
