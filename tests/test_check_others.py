@@ -101,7 +101,7 @@ def expand(
             row.setdefault("duration_ms", 100.0 + float(row.get("queue_ms") or 0))
             row["span_id"] = row.get("span_id") or f"s{len(out)}"
             row["start_us"] = start + int(i * every * 1_000_000)
-            row["end_us"] = row["start_us"] + int(float(row["duration_ms"]) * 1000)
+            row["end_us"] = row["start_us"] + round(float(row["duration_ms"]) * 1000)
             out.append(row)
     return out
 

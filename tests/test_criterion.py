@@ -287,7 +287,7 @@ def _calls(durations_ms: list[float], tokens: int | None = None) -> pa.Table:
             {
                 "task_id": f"t{i}",
                 "start_us": s,
-                "end_us": s + int(ms * 1000),
+                "end_us": s + round(ms * 1000),
                 "output_tokens": tokens,
             }
         )

@@ -59,7 +59,7 @@ def traces(tmp: Path, rows: list[dict[str, Any]]) -> Traces:
             kind="llm",
             status="ok",
             start_us=start,
-            end_us=start + int(ms * 1000),
+            end_us=start + round(ms * 1000),
             duration_ms=ms,
             source_file="case",
             source_ref=f"row {n + 1}",
@@ -814,6 +814,7 @@ def test_what_ingestion_learns_never_changes_a_result(
         max_size=12,
     )
 )
+@example(spans=[("a", "retrieval", 2619)])  # 261.9 ms: the fixture once truncated it to 261.899
 def test_a_tasks_tool_and_retrieval_time_is_its_spans_sum(
     tmp_path_factory: pytest.TempPathFactory, spans: list[tuple[str, str, int]]
 ) -> None:

@@ -90,7 +90,7 @@ def _rows(drawn: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "span_id": f"s{i}",
                 "kind": "llm",
                 "start_us": start,
-                "end_us": start + int(d["duration_ms"] * 1000),
+                "end_us": start + round(d["duration_ms"] * 1000),
                 "duration_ms": d["duration_ms"],
                 "status": status,
                 "http_status": http,
