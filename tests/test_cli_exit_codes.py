@@ -117,3 +117,28 @@ def test_flags_are_read_as_given(tmp_path: Path) -> None:
     assert refused.exit_code == 2 and "--force" in refused.output
     forced = run("init", "-o", "c.yaml", "--force", cwd=tmp_path)
     assert forced.exit_code == 0 and (tmp_path / "c.yaml").read_text().startswith("#")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check"],
+        ["fields"],
+        ["accept", "-o", "a.md"],
+        ["report", "-o", "r.md"],
+        ["claim", "-o", "c"],
+    ],
+)
+def test_a_bad_period_is_refused_before_the_traces_are_read(
+    command: list[str], tmp_path: Path
+) -> None:
+    # the traces file cannot be read: an error about it means the traces were read first
+    (tmp_path / "c.yaml").write_text(MET_ALL, encoding="utf-8")
+    (tmp_path / "broken.parquet").write_bytes(b"not parquet at all")
+    name, *rest = command
+    bad = run(name, "c.yaml", "broken.parquet", "--period", "2026Q3", *rest, cwd=tmp_path)
+    assert bad.exit_code == 2, bad.output
+    assert "2026Q3" in bad.output and "broken.parquet" not in bad.output, bad.output
+    good = run(name, "c.yaml", "broken.parquet", "--period", "2026-Q3", *rest, cwd=tmp_path)
+    assert good.exit_code == 2 and "broken.parquet" in good.output, good.output
+    assert "Traceback" not in bad.output + good.output

@@ -15,6 +15,7 @@ from slacheck.cli.helpers import (
     ReportFormat,
     _inputs,
     handles_input_errors,
+    load_contract_and_period,
 )
 from slacheck.cli.helptext import _Command
 from slacheck.cli.options import (
@@ -92,9 +93,9 @@ def fields(
     With --metrics, also which latency terms the server-side metrics cover. Exit 0 when
     every item is measurable (or derivable), 1 when a gap remains.
     """
-    from slacheck.contract.load import load_contract
 
-    c = load_contract(contract)  # before the engine's imports: a bad contract is said at once
+    # before the engine's imports: a bad contract or period is said at once
+    c = load_contract_and_period(contract, period)
     from slacheck.console import field_check_tables, metrics_coverage_table
     from slacheck.metering.metrics import coverage_rows
     from slacheck.prepare import prepare_fields
@@ -159,12 +160,12 @@ def check(
     With --metrics: server-side OTLP metrics (histograms) bound server-side terms where the
     traces cannot; each term's JSON details.evidence says which source its verdict rests on.
     """
-    from slacheck.contract.load import load_contract
 
     for also in (junit, json_file):
         if also is not None:
             check_target(also, _inputs(contract, traces, mapping))
-    c = load_contract(contract)  # before the engine's imports: a bad contract is said at once
+    # before the engine's imports: a bad contract or period is said at once
+    c = load_contract_and_period(contract, period)
     from slacheck.console import evaluation_table
     from slacheck.evaluation import evaluate
     from slacheck.render.junit import to_junit

@@ -17,6 +17,7 @@ from slacheck.cli.helpers import (
     OutputFormat,
     _inputs,
     handles_input_errors,
+    load_contract_and_period,
 )
 from slacheck.cli.helptext import _Command
 from slacheck.cli.options import (
@@ -178,13 +179,12 @@ def accept(
     counts, re-test and evidence; with traces, the eight-item field check; a sign-off block.
 
     Writes PDF, Word (.docx, for redlining), HTML or Markdown."""
-    from slacheck.contract.load import load_contract
     from slacheck.render.documents import format_for, render_accept
 
     kind = format_for(output, fmt, "accept")
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
-    c = load_contract(contract)
+    c = load_contract_and_period(contract, period)
     # the engine's imports come after the contract is read: a refused contract answers at once
     from slacheck.prepare import metering_run, prepare_accept
 
@@ -226,14 +226,13 @@ def report(
     Writes PDF, HTML or Markdown (no Word form: the draft and the acceptance criteria are the
     documents to redline), and the evidence appendix (CSV: every call counted as failed,
     undecided or excluded) beside the report."""
-    from slacheck.contract.load import load_contract
     from slacheck.render.documents import format_for
 
     kind = format_for(output, fmt, "report")
     issue_date = _issue_date(issued)
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
-    c = load_contract(contract)
+    c = load_contract_and_period(contract, period)
     # the engine's imports come after the contract is read: a refused contract answers at once
     from slacheck.prepare import metering_run, prepare_report
     from slacheck.render.claim import ClaimSays
@@ -290,7 +289,6 @@ def claim(
     the credit's claim status as of the issue date: due, expired, claimed or none (the same
     status the report states). Exit 1 when a credit is due (earned, not claimed, its deadline
     not passed), 0 otherwise."""
-    from slacheck.contract.load import load_contract
 
     issue_date = _issue_date(issued)
     inputs = _inputs(contract, traces, mapping)
@@ -302,7 +300,7 @@ def claim(
     }
     for path in files.values():
         check_target(path, inputs)
-    c = load_contract(contract)
+    c = load_contract_and_period(contract, period)
     # the engine's imports come after the contract is read: a refused contract answers at once
     from slacheck.prepare import metering_run, prepare_claim
     from slacheck.render.claim import render_letter

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.text import Text
@@ -21,6 +21,9 @@ from slacheck.errors import InputError, SlacheckError, UsageError
 from slacheck.inputs import current_input
 from slacheck.messages import Message
 from slacheck.outputs import guarded_stdout, raise_if_signalled
+
+if TYPE_CHECKING:
+    from slacheck.contract.model import Contract
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -173,3 +176,15 @@ def _inputs(*paths: Path | list[Path] | list[str] | None) -> list[Path]:
         elif p is not None:
             found.append(p)
     return found
+
+
+def load_contract_and_period(path: Path, period: str | None) -> Contract:
+    """The contract at ``path``, with ``--period`` read in its zone: a period that names no month
+    or quarter is refused before the traces are read, not after minutes of ingestion."""
+    from slacheck.contract.load import load_contract
+    from slacheck.windows import parse_period
+
+    contract = load_contract(path)
+    if period is not None:
+        parse_period(period, contract.zone)
+    return contract
