@@ -266,14 +266,17 @@ def _duckdb_check(
 #: ``MAX_LINE_BYTES``
 BATCH_SLICES = 4
 
+#: and at most this many bytes of text: a batch holds as much parsed text as one slice
+BATCH_BYTES = SLICE_BYTES
+
 
 def _batches(slices: list[tuple[str, int, int, int]]) -> list[list[tuple[str, int, int]]]:
-    """Consecutive slices grouped into batches of at most ``SLICE_BYTES`` and ``BATCH_SLICES``
+    """Consecutive slices grouped into batches of at most ``BATCH_BYTES`` and ``BATCH_SLICES``
     slices: a folder of small files is parsed in a quarter of the statements."""
     batches: list[list[tuple[str, int, int]]] = []
     size = 0
     for name, lo, hi, nbytes in slices:
-        if not batches or size + nbytes > SLICE_BYTES or len(batches[-1]) >= BATCH_SLICES:
+        if not batches or size + nbytes > BATCH_BYTES or len(batches[-1]) >= BATCH_SLICES:
             batches.append([])
             size = 0
         batches[-1].append((name, lo, hi))
