@@ -34,6 +34,7 @@ from slacheck.trace import schema
 from slacheck.trace.ingest import ingest
 from slacheck.verdict import MAX_EXAMPLES, TermResult, Verdict
 from slacheck.windows import parse_period
+from tests.wording import assert_worded, result_messages
 
 CASES = Path(__file__).resolve().parent / "cases" / "evaluate"
 IDENTITY = {
@@ -164,6 +165,7 @@ def _check(got: TermResult, want: dict[str, Any]) -> None:
 def test_case(case: dict[str, Any], tmp_path: Path) -> None:
     contract = contract_of(case["contract"], case["name"])
     results = run(contract, trace_table(case["rows"]), tmp_path, case.get("period"))
+    assert_worded(result_messages(results))  # in both languages, as its readers get them
     got = {(r.term_id, r.window): r for r in results}
     want = {(str(w["term"]), str(w["window"])): w for w in case["expect"]}
     assert sorted(got) == sorted(want), "the (term, window) results differ from the expected ones"

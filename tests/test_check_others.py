@@ -40,6 +40,7 @@ from slacheck.trace.ingest import ingest
 from slacheck.trace.schema import BY_NAME, conform
 from slacheck.trace.traces import Traces
 from slacheck.verdict import TermResult, Verdict
+from tests.wording import assert_worded, result_messages
 
 CASES = Path(__file__).resolve().parent / "cases" / "evaluate"
 CHECKS: dict[str, Callable[[CheckContext], list[TermResult]]] = {
@@ -153,6 +154,7 @@ def _same(got: Any, want: Any) -> bool:
 def test_case(check: str, case: dict[str, Any], tmp_path: Path) -> None:
     contract = make_contract(case.get("contract") or {}, case.get("time_zone"))
     results = run(check, contract, expand(case["rows"], case.get("defaults")), tmp_path)
+    assert_worded(result_messages(results))  # in both languages, as its readers get them
     got = {(r.term_id, r.window): r for r in results}
     assert len(got) == len(results), "two results for one term and window"
     want = {(e["term"], str(e["window"])): e for e in case.get("expect") or []}

@@ -3,8 +3,9 @@ its emitters pass, and the Chinese carries no English prose."""
 
 # The sweep runs the clause review over every review case and sample contract, the field
 # check (with the mismatch finder) over generated traffic for the sample contracts, and the
-# term checks over every evaluate case and generated traffic; every message they emit (criteria
-# and notes, nested ones included) is checked against its templates in both languages.
+# term checks over generated traffic; every message they emit (criteria and notes, nested ones
+# included) is checked against its templates in both languages (``tests/wording.py``), as each
+# evaluate case checks its own results' messages.
 
 from __future__ import annotations
 
@@ -45,7 +46,6 @@ from slacheck.contract.review import review
 from slacheck.evaluation import evaluate
 from slacheck.match.fields import DERIVABLE_NOW, SCHEMA_CHANGE, FieldSays, check_fields
 from slacheck.messages import (
-    LANGUAGES,
     LOCALES,
     Message,
     MessageCode,
@@ -56,9 +56,8 @@ from slacheck.messages import (
     template_for,
 )
 from slacheck.trace.ingest import ingest
-from slacheck.verdict import TermResult
-from tests import test_check_latency, test_check_others
 from tests.langcheck import english_runs
+from tests.wording import assert_worded, result_messages, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = sorted((ROOT / "contracts").glob("*.yaml")) + sorted(
@@ -260,14 +259,6 @@ def test_english_runs_flags_prose_not_identifiers() -> None:
 # the sweep: what the emitters really pass
 
 
-def _walk(message: Message) -> Iterator[Message]:
-    yield message
-    for value in message.params.values():
-        for v in value if isinstance(value, list | tuple) else [value]:
-            if isinstance(v, Message):
-                yield from _walk(v)
-
-
 def _case_contracts() -> Iterator[Any]:
     yaml = YAML(typ="safe")
     for path in CASES:
@@ -281,23 +272,13 @@ def _case_contracts() -> Iterator[Any]:
 def _review_messages() -> tuple[Message, ...]:
     contracts = [*_case_contracts(), *(load_contract(p) for p in CONTRACTS)]
     found = [f for c in contracts for f in review(c)]
-    return tuple(m for f in found for top in (f.headline, f.why, f.fix) for m in _walk(top))
-
-
-def _check(messages: tuple[Message, ...]) -> None:
-    for m in messages:
-        assert set(m.params) == m.code.params, m.code
-        for lang in LANGUAGES:
-            text = render(m, lang)
-            assert text.strip() and "{" not in text, (m.code, lang, text)
-        runs = english_runs(render(m, "zh"))
-        assert runs == [], (m.code, runs, render(m, "zh"))
+    return tuple(m for f in found for top in (f.headline, f.why, f.fix) for m in walk(top))
 
 
 def test_review_messages_match_their_templates_in_both_languages() -> None:
     messages = _review_messages()
     assert len({m.code for m in messages}) > 90
-    _check(messages)
+    assert_worded(messages)
 
 
 @pytest.mark.parametrize("code", _codes(), ids=str)
@@ -323,56 +304,26 @@ def test_field_check_messages_match_their_templates_in_both_languages(
     for path in CONTRACTS:
         check = check_fields(load_contract(path), traces)
         for item in check.items:
-            messages += _walk(item.criterion_message)
+            messages += walk(item.criterion_message)
             if item.fix_message is not None:
-                messages += _walk(item.fix_message)
+                messages += walk(item.fix_message)
         for mm in check.mismatches:
-            messages += [*_walk(mm.headline), *_walk(mm.explanation)]
+            messages += [*walk(mm.headline), *walk(mm.explanation)]
     assert len({m.code for m in messages}) > 20
-    _check(tuple(messages))
+    assert_worded(tuple(messages))
 
 
-def _result_messages(results: list[TermResult]) -> list[Message]:
-    return [m for r in results for top in (r.criterion_message, *r.notes) for m in _walk(top)]
-
-
-@cache
-def _case_results(folder: Path) -> tuple[TermResult, ...]:
-    """Every evaluate case (tests/cases/evaluate/*.yaml) through its check."""
-    yaml = YAML(typ="safe")
-    out: list[TermResult] = []
-    for i, path in enumerate(sorted((ROOT / "tests" / "cases" / "evaluate").glob("*.yaml"))):
-        doc = yaml.load(path.read_text(encoding="utf-8"))
-        for j, case in enumerate(doc["cases"]):
-            where = folder / f"{i}-{j}"
-            where.mkdir()
-            if path.stem.startswith("latency_"):
-                lat = test_check_latency
-                contract = lat.contract_of(case["contract"], case["name"])
-                table = lat.trace_table(case["rows"])
-                out += lat.run(contract, table, where, case.get("period"))
-            else:
-                oth = test_check_others
-                contract = oth.make_contract(case.get("contract") or {}, case.get("time_zone"))
-                rows = oth.expand(case["rows"], case.get("defaults"))
-                out += oth.run(doc["check"], contract, rows, where)
-    return tuple(out)
-
-
-def test_check_messages_match_their_templates_in_both_languages(
-    tmp_path_factory: pytest.TempPathFactory, generated_parquet: Path
-) -> None:
-    """Criteria and notes of every check, over the evaluate cases and over generated traffic
-    for every sample contract."""
-    results = list(_case_results(tmp_path_factory.mktemp("cases")))
+def test_check_messages_match_their_templates_in_both_languages(generated_parquet: Path) -> None:
+    """Criteria and notes of every check over generated traffic for every sample contract (the
+    evaluate cases check their own: ``test_check_latency`` and ``test_check_others``)."""
     traces = ingest([generated_parquet])
-    for path in CONTRACTS:
-        results += evaluate(load_contract(path), traces).results
-    messages = _result_messages(results)
+    results = [r for path in CONTRACTS for r in evaluate(load_contract(path), traces).results]
+    messages = result_messages(results)
     emitted = {m.code for m in messages}
     check_codes = {c for c in _codes() if str(c).startswith(("check.", "metering.losses."))}
-    # most check codes are reached by real emitters (the stand-in sweep above covers all)
-    assert len(check_codes & emitted) >= 0.6 * len(check_codes), sorted(
+    # many check codes are reached by real emitters here (the stand-in sweep above covers all,
+    # and the evaluate cases reach most of the rest)
+    assert len(check_codes & emitted) >= 0.4 * len(check_codes), sorted(
         map(str, check_codes - emitted)
     )
-    _check(tuple(messages))
+    assert_worded(messages)
