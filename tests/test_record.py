@@ -242,10 +242,6 @@ def test_the_converted_folder_holds_the_record_and_only_data_files_are_traces(
     assert pq.read_schema(_day(folder)).names[-1] == "orphan"
 
 
-def _verdicts(d: dict[str, Any]) -> list[Any]:
-    return [json.dumps(t, sort_keys=True) for t in d["terms"]]
-
-
 def test_on_spark_the_record_is_used_with_the_same_verdicts(
     tmp_path: Path, spark_backend: Any
 ) -> None:
@@ -261,10 +257,13 @@ def test_on_spark_the_record_is_used_with_the_same_verdicts(
     assert [(t["id"], t.get("window"), t["verdict"]) for t in on_spark["terms"]] == [
         (t["id"], t.get("window"), t["verdict"]) for t in duck["terms"]
     ]
+    # without the record, Spark establishes the same facts itself (evaluating them again, 40 s
+    # here, proves nothing more: test_evaluate runs the same check on Spark without a record,
+    # and the property test above evaluates both routes on DuckDB)
     shutil.rmtree(folder / record.RECORD_DIR)
-    fresh = evaluate(c, ingest([folder], backend=spark_backend)).to_dict()
-    assert fresh["summary"] == on_spark["summary"]
-    assert _verdicts(fresh) == _verdicts(on_spark)
+    fresh = ingest([folder], backend=spark_backend)
+    assert not fresh.record_used
+    assert {**_facts(fresh), "by_quarter": None} == {**_facts(spark), "by_quarter": None}
 
 
 CONTRACTS = sorted((Path(__file__).resolve().parents[1] / "contracts").glob("*.yaml"))
