@@ -33,3 +33,40 @@ def spark_backend() -> Iterator[Any]:
     from slacheck.engine import connect
 
     yield connect("spark")
+
+
+#: The modules whose tests take longest (each a few minutes of a worker's time: engine parity,
+#: property tests over whole evaluations, Spark), longest first. ``make test`` hands whole
+#: modules to two workers in collection order (``--dist loadfile``); collected first, the long
+#: ones start at once and the many short modules fill in around them, instead of one long module
+#: arriving last and running alone while the other worker idles (minutes of the suite).
+LONGEST_FIRST = (
+    "test_otlp_engine.py",
+    "test_record.py",
+    "test_metering.py",
+    "test_status.py",
+    "test_check_others.py",
+    "test_check_latency.py",
+    "test_evaluate.py",
+    "test_match.py",
+    "test_ingest.py",
+    "hostile/test_hostile.py",
+    "test_messages.py",
+    "test_engine.py",
+    "test_render.py",
+    "test_remote.py",
+    "test_prepared.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long modules first (``LONGEST_FIRST``), each module's own order kept."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def module_rank(item: pytest.Item) -> int:
+        tests = ROOT / "tests"
+        if not item.path.is_relative_to(tests):
+            return len(rank)
+        return rank.get(item.path.relative_to(tests).as_posix(), len(rank))
+
+    items.sort(key=module_rank)  # stable: the rest keep pytest's order
