@@ -20,10 +20,10 @@ demo: $(STAMP) sysdeps
 	$(BIN)/slacheck demo -o demo-out
 
 test: $(STAMP) sysdeps
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not slow" $(PYTEST_ARGS)
 
 test-all: $(STAMP) sysdeps
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # The dependency ranges pyproject.toml declares, at both ends: fresh virtualenvs (under
 # .venv-deps/) with the lowest direct versions allowed and with the newest, each running a smoke

@@ -37,9 +37,10 @@ def spark_backend() -> Iterator[Any]:
 
 #: The modules whose tests take longest (each a few minutes of a worker's time: engine parity,
 #: property tests over whole evaluations, Spark), longest first. ``make test`` hands whole
-#: modules to two workers in collection order (``--dist loadfile``); collected first, the long
-#: ones start at once and the many short modules fill in around them, instead of one long module
-#: arriving last and running alone while the other worker idles (minutes of the suite).
+#: modules to two workers in collection order (``--dist loadfile --no-loadscope-reorder``:
+#: xdist's own order puts the modules of most tests first, and these have few); collected
+#: first, the long ones start at once and the many short modules fill in around them, instead
+#: of a long module arriving last and running alone while the other worker idles (minutes).
 LONGEST_FIRST = (
     "test_otlp_engine.py",
     "test_record.py",
