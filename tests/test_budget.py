@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -563,3 +564,168 @@ def test_generated_budget_on_the_runs_tables(
     # last digit (as on Spark), counts and notes not at all
     a, b = analyse(generated, run).to_dict(), gen_budget.to_dict()
     assert _close(a, b), (a, b)
+
+
+# --- the per-task breakdown against a plain-Python reading of its definitions
+
+# starts and lengths on a coarse grid, zero lengths included: spans that tie on their start,
+# on their whole interval, model calls and tools that touch
+_TIED_SPAN = st.tuples(
+    st.sampled_from(["p", "q"]),  # task
+    st.sampled_from(["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"]),  # span
+    st.sampled_from([None, None, "s0", "s0", "s1", "s4"]),  # parent: roots and wrappers
+    st.sampled_from(["llm", "llm", "tool", "tool", "tool", "retrieval"]),
+    st.sampled_from([0, 0, 10, 20, 30, 50, 80]),  # start ms
+    st.sampled_from([0, 10, 10, 20, 30, 60]),  # length ms
+    st.sampled_from([None, 1, 2, 3]),  # attempt
+    st.sampled_from(["ok", "ok", "throttled", "vendor_error", "timeout"]),
+    st.sampled_from([None, 2.0]),  # queue
+    st.sampled_from([None, 3.0]),  # network
+    st.sampled_from([None, 5.0]),  # server
+)
+
+
+def _tie(span: str, parent: str | None, kind: str, start: int, length: int) -> tuple[Any, ...]:
+    """A span of task p drawn as ``_TIED_SPAN`` draws it: an ok first attempt."""
+    return ("p", span, parent, kind, start, length, 1, "ok", None, None, None)
+
+
+def _union_ms(spans: list[dict[str, Any]]) -> float:
+    """The length of the union of the spans' intervals, by merging them in start order."""
+    total, lo, hi = 0, None, None
+    for s in sorted(spans, key=lambda s: (s["start_us"], s["end_us"])):
+        if hi is None or s["start_us"] > hi:
+            total += 0 if hi is None or lo is None else hi - lo
+            lo, hi = s["start_us"], s["end_us"]
+        else:
+            hi = max(hi, s["end_us"])
+    if hi is not None and lo is not None:
+        total += hi - lo
+    return total / 1000.0
+
+
+def _by_hand(spans: list[dict[str, Any]], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """One task's breakdown figures, read from the definitions in ``task_breakdown``'s
+    docstring one span at a time."""
+    from slacheck.metering.derive import FAILURE_STATES
+
+    work = [s for s in spans if s["kind"] in ("llm", "tool", "retrieval")]
+    parents = {s["parent_span_id"] for s in work if s["parent_span_id"] is not None}
+    leaves = [s for s in work if s["span_id"] not in parents]
+    order = sorted(leaves, key=lambda s: (s["start_us"], s["end_us"], s["kind"]))
+    # a tool's step: the latest end of the model calls up to it in that order, when the tool
+    # started after it
+    steps: dict[int, list[dict[str, Any]]] = {}
+    for i, s in enumerate(order):
+        ends = [m["end_us"] for m in order[: i + 1] if m["kind"] == "llm"]
+        if s["kind"] == "tool" and ends and s["start_us"] >= max(ends):
+            steps.setdefault(max(ends), []).append(s)
+    serial = parallel = serial_calls = 0
+    saving = 0.0
+    for group in steps.values():
+        if len(group) < 2:
+            continue
+        g = sorted(group, key=lambda s: (s["start_us"], s["end_us"]))
+        if all(b["start_us"] >= a["end_us"] for a, b in itertools.pairwise(g)):
+            serial += 1
+            serial_calls += len(g)
+            saving += sum(s["duration_ms"] for s in g) - max(s["duration_ms"] for s in g)
+        else:
+            parallel += 1
+    failed = {str(s) for s in FAILURE_STATES}
+    leaf_calls = sorted(
+        (c for c in calls if c["span_id"] not in parents),
+        key=lambda c: (c["start_us"], c["span_id"]),
+    )
+    retries = retried = 0
+    backoff = 0.0
+    for i, c in enumerate(leaf_calls):
+        after = leaf_calls[i + 1]["attempt"] if i + 1 < len(leaf_calls) else None
+        if c["attempt"] is not None and c["attempt"] > 1:
+            retries += 1
+            if i > 0:
+                backoff += max((c["start_us"] - leaf_calls[i - 1]["end_us"]) / 1000.0, 0.0)
+        elif c["state"] in failed and after is not None and after > 1:
+            retried += 1
+    tools = [s for s in leaves if s["kind"] == "tool"]
+    return {
+        "tool_ms": sum(s["duration_ms"] for s in tools),
+        "retrieval_ms": sum(s["duration_ms"] for s in leaves if s["kind"] == "retrieval"),
+        "tool_calls": len(tools),
+        "span_sum_ms": sum(s["duration_ms"] for s in leaves),
+        "busy_ms": _union_ms(leaves),
+        "container_spans": len(work) - len(leaves),
+        "serial_tool_steps": serial,
+        "serial_tool_calls": serial_calls,
+        "parallel_tool_steps": parallel,
+        "tool_saving_ms": saving,
+        "llm_calls": len(leaf_calls),
+        "retry_attempts": retries,
+        "retried_failures": retried,
+        "steps": len(leaf_calls) - retries,
+        "backoff_ms": backoff,
+    }
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spans=st.lists(_TIED_SPAN, min_size=1, max_size=16))
+@example(spans=[(r[0], r[1], r[2], r[3], r[4], r[5] - r[4], *r[6:]) for r in HAND])
+# a zero-length model call and a zero-length tool at the same instant: the call comes first
+# (whatever their ids), so the tool follows it, in one step with the next tool
+@example(
+    spans=[
+        _tie(*x)
+        for x in [
+            ("c", None, "llm", 0, 40),
+            ("b", None, "llm", 50, 0),
+            ("a", None, "tool", 50, 0),
+            ("d", None, "tool", 50, 10),
+        ]
+    ]
+)
+# two tools of a step starting together, one of no length: it ended as the other began
+@example(
+    spans=[
+        _tie(*x)
+        for x in [
+            ("l", None, "llm", 0, 40),
+            ("z", None, "tool", 50, 0),
+            ("a", None, "tool", 50, 10),
+        ]
+    ]
+)
+# wrappers (a model call around a call, tools around tools) form no step of their own
+@example(
+    spans=[
+        _tie(*x)
+        for x in [
+            ("l0", None, "llm", 0, 10),
+            ("l1", "l0", "llm", 1, 8),
+            ("t0", None, "tool", 20, 20),
+            ("t1", "t0", "tool", 21, 18),
+            ("t2", None, "tool", 45, 5),
+            ("t3", "t2", "tool", 46, 3),
+        ]
+    ]
+)
+def test_breakdown_is_its_definitions_span_by_span(spans: list[tuple[Any, ...]]) -> None:
+    """Each task's unions, steps, wrappers and retries as the engine computes them (windows
+    over the task's spans) equal the same figures read span by span in Python: intervals
+    merged for the union, each tool's step looked up among the model calls before it."""
+    from slacheck.metering.derive import calls, tasks
+
+    with tempfile.TemporaryDirectory() as tmp:
+        traces = _ingest_rows(Path(tmp), _rows_of(spans), "tied")
+        got = task_breakdown(traces).execute().set_index("task_id")
+        timed = tasks(traces).execute()
+        rows = traces.spans.execute().to_dict("records")
+        model_calls = calls(traces).execute().to_dict("records")
+    whole = timed[timed.task_ms.notnull() & ~timed.task_source.isin(["subtree", "unended"])]
+    assert sorted(got.index) == sorted(whole.task_id)
+    for task in got.index:
+        want = _by_hand(
+            [r for r in rows if r["task_id"] == task],
+            [c for c in model_calls if c["task_id"] == task],
+        )
+        for name, value in want.items():
+            assert got.loc[task, name] == pytest.approx(value, abs=1e-9), (task, name)

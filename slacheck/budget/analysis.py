@@ -12,6 +12,7 @@ from slacheck.budget.model import PARTS, Budget, BudgetSays, Part, Spread, ToolP
 from slacheck.messages import Message
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import FAILURE_STATES, calls, lower_bound, tasks
+from slacheck.metering.keys import exact_key, hash_key
 from slacheck.metering.rank import nearest_rank
 from slacheck.trace.traces import Traces
 
@@ -33,13 +34,19 @@ def _count(cond: ir.BooleanValue) -> ir.IntegerScalar:
 
 
 def task_breakdown(
-    traces: Traces, *, all_tasks: ir.Table | None = None, model_calls: ir.Table | None = None
+    traces: Traces,
+    *,
+    all_tasks: ir.Table | None = None,
+    model_calls: ir.Table | None = None,
+    parents: ir.Table | None = None,
 ) -> ir.Table:
     """One row per task with a task time: its time split into ``PARTS`` (``<part>_ms``).
 
     ``all_tasks`` and ``model_calls``: the run's ``derive.tasks`` and ``derive.calls`` of
     ``traces`` when it has computed them (``Metering.tasks``, ``Metering.calls``): the same
-    rows, read instead of derived again.
+    rows, read instead of derived again. ``parents``: ``_work_parents(traces)`` computed once
+    (``analyse`` keeps it as a table): both the work spans and the model calls are joined with
+    it, and a query that derived it twice would read every span twice.
 
     Per model call: a retry attempt (``attempt`` > 1) and a failed attempt that was retried
     count whole under ``retries``, with the backoff before the retry (its start − the previous
@@ -56,38 +63,41 @@ def task_breakdown(
     and retrieval span time) and ``busy_ms`` (the union of those spans: the critical path), and
     serial tools: tool calls after the same model call ended (same step) that ran one after
     another, and ``tool_saving_ms`` = Σ(sum − max) over such steps.
+
+    The work spans of a task are taken in the order of (start, end, kind): spans that tie on
+    all three are alike for every figure here, so the figures do not depend on span ids. Tasks
+    are told apart by a 64-bit hash of their id where it is exact over these tasks
+    (``metering.keys``), else by the id.
     """
     timed = tasks(traces) if all_tasks is None else all_tasks
     # a lower bound (a subtree's time, a task with a span still open) is not the task's time:
     # where it went is not where the task's went
     whole = timed.task_ms.notnull() & ~lower_bound(timed.task_source)
     timed = timed.filter(whole).select("task_id", "task_ms")
+    engine = traces.engine
+    hashed = exact_key(engine, timed, "task_id")
 
+    def keyed(t: ir.Table) -> ir.Table:
+        return t.mutate(_k=hash_key(engine, t.task_id) if hashed else t.task_id)
+
+    p = _work_parents(traces) if parents is None else parents
+    # every step below is per task (windows and groups by its key), so the work spans of tasks
+    # without a time need no join to leave them out: their rows are dropped by the left joins
+    # onto ``timed`` at the end
     s = traces.spans
     work = s.filter(s.kind.isin(_WORK))
-    # every step below is per task (joins on the task id, windows and groups by it), so the
-    # work spans of tasks without a time need no join to leave them out: their rows are
-    # dropped by the left joins onto ``timed`` at the end
-    has_child = work.filter(work.parent_span_id.notnull())
-    parents = has_child.select(p_task="task_id", p_span="parent_span_id").distinct()
-    container = [work.task_id == parents.p_task, work.span_id == parents.p_span]
-    leaves = work.anti_join(parents, container)
-    wrappers = work.semi_join(parents, container)
-    wrappers = wrappers.group_by("task_id").aggregate(container_spans=wrappers.count())
+    work = work.left_join(p, [work.task_id == p.p_task, work.span_id == p.p_span])
+    work = keyed(work.mutate(_parent=work.p_task.notnull()))
+    spans = _span_parts(_ordered(work))
     c = calls(traces) if model_calls is None else model_calls
     # the leaf calls: every call is an llm span, so the calls that are leaves are the calls
-    # that are no parent (an anti-join against the few parents, not a semi-join against
-    # every leaf span)
-    c = c.anti_join(parents, [c.task_id == parents.p_task, c.span_id == parents.p_span])
-    llm = _llm_parts(c)
-    ordered = _ordered(leaves)
-    spans = _span_parts(ordered)
-    tools = _tool_steps(ordered)
+    # that are no parent
+    c = c.anti_join(p, [c.task_id == p.p_task, c.span_id == p.p_span])
+    llm = _llm_parts(keyed(c))
 
-    j = timed.left_join(llm, timed.task_id == llm.task_id).drop("task_id_right")
-    j = j.left_join(spans, j.task_id == spans.task_id).drop("task_id_right")
-    j = j.left_join(tools, j.task_id == tools.task_id).drop("task_id_right")
-    j = j.left_join(wrappers, j.task_id == wrappers.task_id).drop("task_id_right")
+    j = keyed(timed)
+    j = j.left_join(llm, j._k == llm._k).drop("_k_right")
+    j = j.left_join(spans, j._k == spans._k).drop("_k_right", "_k")
     zero_f = [c for c, t in j.schema().items() if t.is_floating() and c != "task_ms"]
     zero_i = [c for c, t in j.schema().items() if t.is_integer()]
     j = j.mutate(
@@ -103,9 +113,17 @@ def task_breakdown(
     )
 
 
+def _work_parents(traces: Traces) -> ir.Table:
+    """(``p_task``, ``p_span``): each span that is the parent of an llm, tool or retrieval
+    span, once (the wrappers among the work spans are the work spans in it)."""
+    s = traces.spans
+    child = s.filter(s.kind.isin(_WORK) & s.parent_span_id.notnull())
+    return child.select(p_task="task_id", p_span="parent_span_id").distinct()
+
+
 def _llm_parts(c: ir.Table) -> ir.Table:
     """Per task: the model-call parts, retries, steps and call counts."""
-    w = ibis.window(group_by=c.task_id, order_by=[c.start_us, c.span_id])
+    w = ibis.window(group_by=c._k, order_by=[c.start_us, c.span_id])
     c = c.mutate(_next_attempt=c.attempt.lead().over(w), _prev_end=c.end_us.lag().over(w))
     is_retry = (c.attempt > 1).fill_null(False)
     # a failed call whose next call (in start order) is a retry was retried
@@ -130,7 +148,7 @@ def _llm_parts(c: ir.Table) -> ir.Table:
         _split=split,
         _unsplit_call=plain & ~split,
     )
-    return c.group_by("task_id").aggregate(
+    return c.group_by("_k").aggregate(
         model_ms=c._model.sum(),
         network_ms=c._network.sum(),
         queue_ms=c._queue.sum(),
@@ -147,52 +165,64 @@ def _llm_parts(c: ir.Table) -> ir.Table:
 
 
 def _ordered(work: ir.Table) -> ir.Table:
-    """Work spans with running figures over their task, in start order (one sort for both).
+    """Work spans with running figures over their task (its leaves, and apart its wrappers),
+    in (start, end, kind) order, both from one frame of one sort:
 
-    ``_prev_run``: the latest end among the spans started earlier (the union so far);
-    ``_step_end``: the latest end of a model call started so far (the step a tool follows).
+    ``_prev_run``: the latest end among the spans before (the union so far);
+    ``_step_end``: the latest end of a model call up to this span (the step a tool follows);
+    ``_step``: a tool's step — its ``_step_end`` when it started after that call ended;
+    ``_gap_us``: a stepped tool's start − the end of the tool before it in the same step.
     """
-    order = ["start_us", "end_us", "span_id"]
-    running = ibis.window(group_by="task_id", order_by=order, preceding=None, following=0)
-    # the rows before this one: the same partition and order, so one sort serves both frames
-    before = ibis.window(group_by="task_id", order_by=order, rows=(None, -1))
-    llm_end = ibis.ifelse(work.kind == "llm", work.end_us, None)
-    return work.mutate(
-        _prev_run=work.end_us.max().over(before), _step_end=llm_end.max().over(running)
+    before = ibis.window(
+        group_by=["_k", "_parent"], order_by=["start_us", "end_us", "kind"], rows=(None, -1)
     )
+    is_llm = work.kind == "llm"
+    prev_llm = ibis.ifelse(is_llm, work.end_us, None).max().over(before)
+    t = work.mutate(_prev_run=work.end_us.max().over(before), _prev_llm=prev_llm)
+    step_end = ibis.ifelse(
+        is_llm, ibis.greatest(t._prev_llm.fill_null(t.end_us), t.end_us), t._prev_llm
+    )
+    stepped = (t.kind == "tool") & ~t._parent & step_end.notnull() & (t.start_us >= step_end)
+    t = t.mutate(_step=ibis.ifelse(stepped, step_end, None))
+    # the tools of one step, apart from every other span: their own partition
+    ws = ibis.window(group_by=["_k", "_step"], order_by=["start_us", "end_us"])
+    return t.mutate(_gap_us=t.start_us - t.end_us.lag().over(ws))
 
 
 def _span_parts(t: ir.Table) -> ir.Table:
-    """Per task: tool and retrieval time, the sum of all work-span time and its union."""
+    """Per task: tool and retrieval time, the sum of all leaf work-span time and its union,
+    the wrappers, and the tools grouped by step: serial steps and their saving."""
+    leaf = ~t._parent
     # each span adds to the union only what reaches beyond every span started before it
     from_us = ibis.greatest(t.start_us, t._prev_run.fill_null(t.start_us))
-    new_us = ibis.greatest(t.end_us - from_us, 0)
-    is_tool = t.kind == "tool"
-    return t.group_by("task_id").aggregate(
+    new_us = ibis.ifelse(leaf, ibis.greatest(t.end_us - from_us, 0), 0)
+    is_tool = leaf & (t.kind == "tool")
+    # first per (task, step): a step's own figures; the spans of no step sum alike
+    g = t.group_by(["_k", "_step"]).aggregate(
         tool_ms=ibis.ifelse(is_tool, t.duration_ms, 0.0).sum(),
-        retrieval_ms=ibis.ifelse(t.kind == "retrieval", t.duration_ms, 0.0).sum(),
+        retrieval_ms=ibis.ifelse(leaf & (t.kind == "retrieval"), t.duration_ms, 0.0).sum(),
         tool_calls=_count(is_tool),
-        span_sum_ms=t.duration_ms.sum(),
-        busy_ms=_f(new_us.sum()) / 1000.0,
+        span_sum_ms=ibis.ifelse(leaf, t.duration_ms, 0.0).sum(),
+        busy_us=new_us.sum(),
+        container_spans=_count(t._parent),
+        n=t.count(),
+        total=t.duration_ms.sum(),
+        longest=t.duration_ms.max(),
+        gap=t._gap_us.min(),
     )
-
-
-def _tool_steps(t: ir.Table) -> ir.Table:
-    """Per task: tools grouped by the model call they follow, serial ones and the saving."""
-    # a tool belongs to the step whose model call ended before it started
-    t = t.filter((t.kind == "tool") & t._step_end.notnull() & (t.start_us >= t._step_end))
-    ws = ibis.window(group_by=["task_id", "_step_end"], order_by=["start_us", "span_id"])
-    t = t.mutate(_gap_us=t.start_us - t.end_us.lag().over(ws))
-    g = t.group_by(["task_id", "_step_end"]).aggregate(
-        n=t.count(), total=t.duration_ms.sum(), longest=t.duration_ms.max(), gap=t._gap_us.min()
-    )
-    g = g.filter(g.n >= 2)
-    serial = g.gap >= 0
-    return g.group_by("task_id").aggregate(
+    step = g._step.notnull() & (g.n >= 2)
+    serial = step & (g.gap >= 0).fill_null(False)
+    return g.group_by("_k").aggregate(
+        tool_ms=g.tool_ms.sum(),
+        retrieval_ms=g.retrieval_ms.sum(),
+        tool_calls=g.tool_calls.sum(),
+        span_sum_ms=g.span_sum_ms.sum(),
+        busy_ms=_f(g.busy_us.sum()) / 1000.0,
         serial_tool_steps=_count(serial),
         serial_tool_calls=ibis.ifelse(serial, g.n, 0).sum(),
-        parallel_tool_steps=_count(~serial),
+        parallel_tool_steps=_count(step & ~serial),
         tool_saving_ms=ibis.ifelse(serial, g.total - g.longest, 0.0).sum(),
+        container_spans=g.container_spans.sum(),
     )
 
 
@@ -262,7 +292,11 @@ def analyse(traces: Traces, metering: Metering | None = None) -> Budget:
         raise ValueError("the metering run is over other traces")
     all_tasks = tasks(traces).cache() if metering is None else metering.tasks
     model_calls = None if metering is None else metering.calls
-    b = task_breakdown(traces, all_tasks=all_tasks, model_calls=model_calls).cache()
+    parents = _work_parents(traces).cache()
+    b = task_breakdown(
+        traces, all_tasks=all_tasks, model_calls=model_calls, parents=parents
+    ).cache()
+    parents.release()
     row = (
         b.aggregate(
             tasks=b.count(),
