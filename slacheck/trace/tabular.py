@@ -508,34 +508,46 @@ def classify_status(spans: ir.Table) -> ir.Table:
     flagged = spans.status.isin(["ok", "error"]).fill_null(False)
     decided = (flagged | spans.error_type.notnull() | spans.http_status.notnull()) & ~given
     message = ibis.ifelse(spans[_FAILED], spans[_MESSAGE], ibis.null("string"))
-    key = _status_key(spans[_FAILED], spans.error_type, spans.http_status, message)
-    keyed = spans.mutate(_slacheck_key=ibis.ifelse(decided, key, ibis.null("string")))
-    # the distinct combinations first, their key text after: the text is built per combination,
-    # not per row (the same expression the join below builds per row)
+    # the distinct combinations the rule reads, classified in Python once each
     seen = (
         spans.filter(decided)
         .select(f=spans[_FAILED], e=spans.error_type, h=spans.http_status, m=message)
         .distinct()
     )
-    combos = seen.mutate(k=_status_key(seen.f, seen.e, seen.h, seen.m)).to_pyarrow().to_pylist()
-    keys, statuses, classes = [], [], []
-    for row in combos:
+    combos = seen.to_pyarrow()
+    statuses, classes = [], []
+    for row in combos.to_pylist():
         fields: dict[str, Any] = {"error_type": row["e"], "http_status": row["h"]}
         set_status(fields, failed=bool(row["f"]), message=row["m"])
-        keys.append(row["k"])
         statuses.append(fields["status"])
         classes.append(fields["error_type"])
     rule = ibis.memtable(
         pa.table(
             {
-                "_slacheck_key": pa.array(keys, pa.string()),
+                "_slacheck_f": combos.column("f"),
+                "_slacheck_e": combos.column("e"),
+                "_slacheck_h": combos.column("h"),
+                "_slacheck_m": combos.column("m"),
+                "_slacheck_d": pa.array([True] * combos.num_rows, pa.bool_()),
                 "_slacheck_status": pa.array(statuses, pa.string()),
                 "_slacheck_class": pa.array(classes, pa.string()),
             }
         )
     )
-    j = keyed.left_join(rule, keyed._slacheck_key == rule._slacheck_key)
-    decided_here = j._slacheck_key.notnull()
+    # joined back on the four values themselves, nulls matching nulls (a hash join on the
+    # columns: no text built per row); a row the rule does not decide matches nothing
+    keyed = spans.mutate(_slacheck_d=decided, _slacheck_m=message)
+    j = keyed.left_join(
+        rule,
+        [
+            keyed[_FAILED].identical_to(rule._slacheck_f),
+            keyed.error_type.identical_to(rule._slacheck_e),
+            keyed.http_status.identical_to(rule._slacheck_h),
+            keyed._slacheck_m.identical_to(rule._slacheck_m),
+            keyed._slacheck_d == rule._slacheck_d,
+        ],
+    )
+    decided_here = j._slacheck_d_right.notnull()
     replaced = {
         "status": ibis.cases(
             (decided_here, j._slacheck_status),
@@ -553,25 +565,6 @@ def classify_status(spans: ir.Table) -> ir.Table:
 
 def _given(t: ir.Table) -> ir.BooleanValue:
     return t.status.isin(sorted(_STATUS_VALUES - {"ok", "error"})).fill_null(False)
-
-
-def _status_key(
-    failed: ir.BooleanValue,
-    error_type: ir.StringValue,
-    http: ir.IntegerValue,
-    message: ir.StringValue,
-) -> ir.StringValue:
-    """One text per combination the classification reads (nulls spelled apart from values)."""
-    sep = "\x1f"
-    return (
-        ibis.ifelse(failed, "1", "0")
-        + sep
-        + ibis.ifelse(error_type.isnull(), "N", "=" + error_type.fill_null(""))
-        + sep
-        + http.cast("string").fill_null("")
-        + sep
-        + ibis.ifelse(message.isnull(), "N", "=" + message.fill_null(""))
-    )
 
 
 class _Reader:
