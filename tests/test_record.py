@@ -41,10 +41,14 @@ def _demo(zone: str = "Asia/Shanghai") -> Contract:
     return load_contract_text(text, "demo.yaml")
 
 
-def _trace(seed: int, malformed: int, orphan_every: int, wrap_every: int) -> pa.Table:
+def _trace(
+    seed: int, malformed: int, orphan_every: int, wrap_every: int, odd: bool = False
+) -> pa.Table:
     """Generated traffic with rows set aside (``malformed``), orphans (every n-th task span
     removed, so its children lose their parent) and wrapper llm spans (every n-th llm call
-    under a wrapper llm span)."""
+    under a wrapper llm span). ``odd``: usable rows whose values ingestion normalises (blank
+    text, an `ok` with a 404, a generic `error` with a class, a root of kind `other`), which a
+    converted folder holds already normalised."""
     table = generate(
         TrafficProfile(
             tasks=30,
@@ -68,6 +72,16 @@ def _trace(seed: int, malformed: int, orphan_every: int, wrap_every: int) -> pa.
             w["end_us"] += 1000
             r["parent_span_id"] = w["span_id"]
             rows.append(w)
+    if odd:
+        llm = [r for r in rows if r["kind"] == "llm"]
+        for r in llm[::7]:
+            r.update(region="  ", endpoint="", service_tier="\t")
+        for r in llm[3::11]:
+            r.update(status="ok", http_status=404, error_type=None)
+        for r in llm[5::13]:
+            r.update(status="error", error_type="RateLimitError", http_status=None)
+        for r in [r for r in rows if r["kind"] == "task"][::9]:
+            r.update(kind="other")
     return pa.Table.from_pylist(rows, schema=table.schema)
 
 
@@ -119,9 +133,10 @@ def _without_record(folder: Path) -> Traces:
     orphan_every=st.sampled_from([0, 4]),
     wrap_every=st.sampled_from([0, 5]),
     zone=st.sampled_from(["UTC", "Asia/Kathmandu"]),
+    odd=st.booleans(),
 )
-@example(seed=3, malformed=0, orphan_every=0, wrap_every=0, zone="UTC")
-@example(seed=4, malformed=9, orphan_every=4, wrap_every=5, zone="Asia/Kathmandu")
+@example(seed=3, malformed=0, orphan_every=0, wrap_every=0, zone="UTC", odd=False)
+@example(seed=4, malformed=9, orphan_every=4, wrap_every=5, zone="Asia/Kathmandu", odd=True)
 def test_the_record_gives_what_ingesting_the_folder_gives(
     tmp_path_factory: pytest.TempPathFactory,
     seed: int,
@@ -129,9 +144,10 @@ def test_the_record_gives_what_ingesting_the_folder_gives(
     orphan_every: int,
     wrap_every: int,
     zone: str,
+    odd: bool,
 ) -> None:
     folder = _converted(
-        tmp_path_factory.mktemp("rec"), _trace(seed, malformed, orphan_every, wrap_every)
+        tmp_path_factory.mktemp("rec"), _trace(seed, malformed, orphan_every, wrap_every, odd)
     )
     c = _demo(zone)
     fast = ingest([folder])

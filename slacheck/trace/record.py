@@ -42,7 +42,12 @@ from slacheck.progress import Stage, Step, report
 from slacheck.trace.reasons import reason_expr
 from slacheck.trace.results import READ_BY_ENGINE, Quality, SourceFile
 from slacheck.trace.schema import SetAside
-from slacheck.trace.tabular import identity_mapping, read_parquet_files, read_table
+from slacheck.trace.tabular import (
+    identity_mapping,
+    read_canonical_files,
+    read_parquet_files,
+    read_table,
+)
 from slacheck.trace.traces import Traces
 from slacheck.version import __version__
 
@@ -337,7 +342,8 @@ def _tables(
     used = [p for p in files if not _aside(_rel(p, folder))]
     aside = [p for p in files if _aside(_rel(p, folder))]
     if used:
-        u = read(used, keep)
+        # the usable rows as written: the record holds, so they are canonical already
+        u = read_canonical_files(con, used, keep=keep) if not spark else read(used, keep)
         spans = u if orphans else u.mutate(orphan=ibis.literal(False))
     else:
         spans = read(aside).mutate(orphan=ibis.literal(False)).filter(ibis.literal(False))
