@@ -667,7 +667,7 @@ def _by_hand(spans: list[dict[str, Any]], calls: list[dict[str, Any]]) -> dict[s
     }
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spans=st.lists(_TIED_SPAN, min_size=1, max_size=16))
 @example(spans=[(r[0], r[1], r[2], r[3], r[4], r[5] - r[4], *r[6:]) for r in HAND])
 # a zero-length model call and a zero-length tool at the same instant: the call comes first

@@ -356,6 +356,14 @@ def read_parquet_files(
     files (a converted folder holds one a day; a union of one projection per file made every
     later query compile ninety of them). Each row keeps its own file's name and row number;
     ``keep``: as ``read_table``'s."""
+    src, name = _scan_files(backend, paths)
+    _check_columns(src, mapping, paths)
+    return _canonical(src, mapping, name, keep)
+
+
+def _scan_files(backend: BaseBackend, paths: list[Path]) -> tuple[ir.Table, ir.StringValue]:
+    """The Parquet files as one DuckDB scan, with each row's row number, and each row's file
+    named as it was given (DuckDB names each file by its absolute path)."""
     try:
         src = backend.read_parquet(
             [str(p) for p in paths],
@@ -365,12 +373,10 @@ def read_parquet_files(
         )
     except Exception as exc:  # the engines raise their own types; all mean "unreadable"
         raise _unreadable(paths, "parquet", exc) from None
-    _check_columns(src, mapping, paths)
-    # DuckDB names each file by its absolute path; the traces name it as it was given
     given = {os.path.abspath(p): str(p) for p in paths}
     renamed = {a: g for a, g in given.items() if a != g}
     name = src[_FILE_COLUMN]
-    return _canonical(src, mapping, name.substitute(renamed) if renamed else name, keep)
+    return src, name.substitute(renamed) if renamed else name
 
 
 def read_canonical_files(
@@ -384,22 +390,11 @@ def read_canonical_files(
     the folder (about 1.2 s of CPU per query over 10⁷ spans) would change nothing. What names
     the row is its own, as ``project`` gives it: this file's name and row number; the
     duration is the one ``project`` computes from the two timestamps."""
-    try:
-        src = backend.read_parquet(
-            [str(p) for p in paths],
-            filename=_FILE_COLUMN,
-            file_row_number=True,
-            hive_partitioning=False,
-        )
-    except Exception as exc:  # the engines raise their own types; all mean "unreadable"
-        raise _unreadable(paths, "parquet", exc) from None
-    given = {os.path.abspath(p): str(p) for p in paths}
-    renamed = {a: g for a, g in given.items() if a != g}
-    name = src[_FILE_COLUMN]
+    src, name = _scan_files(backend, paths)
     start, end = src.start_us, src.end_us
     root = src.parent_span_id.isnull() & (src.kind == "other")
     exprs: dict[str, ir.Value] = {
-        "source_file": name.substitute(renamed) if renamed else name,
+        "source_file": name,
         "source_ref": ibis.literal("row ") + (src.file_row_number + 1).cast("string"),
         "duration_ms": (end.cast("float64") - start.cast("float64")) / 1000.0,
         "kind": ibis.ifelse(root, ibis.literal("task"), src.kind),
