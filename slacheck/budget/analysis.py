@@ -12,8 +12,8 @@ from slacheck.budget.model import PARTS, Budget, BudgetSays, Part, Spread, ToolP
 from slacheck.messages import Message
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import FAILURE_STATES, calls, lower_bound, tasks
-from slacheck.metering.keys import exact_key, hash_key
 from slacheck.metering.rank import nearest_rank
+from slacheck.trace.keys import exact_key, hash_key
 from slacheck.trace.traces import Traces
 
 __all__ = ["analyse", "task_breakdown"]
@@ -67,7 +67,7 @@ def task_breakdown(
     The work spans of a task are taken in the order of (start, end, kind): spans that tie on
     all three are alike for every figure here, so the figures do not depend on span ids. Tasks
     are told apart by a 64-bit hash of their id where it is exact over these tasks
-    (``metering.keys``), else by the id.
+    (``trace.keys``), else by the id.
     """
     timed = tasks(traces) if all_tasks is None else all_tasks
     # a lower bound (a subtree's time, a task with a span still open) is not the task's time:
@@ -293,10 +293,12 @@ def analyse(traces: Traces, metering: Metering | None = None) -> Budget:
     all_tasks = tasks(traces).cache() if metering is None else metering.tasks
     model_calls = None if metering is None else metering.calls
     parents = _work_parents(traces).cache()
-    b = task_breakdown(
-        traces, all_tasks=all_tasks, model_calls=model_calls, parents=parents
-    ).cache()
-    parents.release()
+    try:
+        b = task_breakdown(
+            traces, all_tasks=all_tasks, model_calls=model_calls, parents=parents
+        ).cache()
+    finally:
+        parents.release()  # kept for the breakdown's one query only
     row = (
         b.aggregate(
             tasks=b.count(),

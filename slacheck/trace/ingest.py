@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 import ibis
-import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 import pyarrow as pa
 from ibis.backends import BaseBackend
@@ -20,6 +19,7 @@ from slacheck.errors import Problem, Reason, TraceInputError, UsageError
 from slacheck.inputs import reading, regular_file_problem, sha256_of
 from slacheck.outputs import raise_if_signalled
 from slacheck.progress import Stage, Step, report
+from slacheck.trace.keys import pair_key
 from slacheck.trace.reasons import reason_expr
 from slacheck.trace.record import from_record
 from slacheck.trace.remote import read_urls
@@ -599,14 +599,15 @@ def _flags(session: EngineSession, clean: ir.Table) -> _Found:
     One pass over the usable rows finds both: every span contributes its own key (task, span)
     and, when it has a parent, a reference (task, parent); grouped by key, a key held by more
     than one span is a duplicate suspect and a key referred to but held by none is a missing
-    parent. Keys are hashes (two integers group far faster than two strings); suspects are
-    confirmed on the strings, so a hash collision costs time, never a wrong verdict. An orphan
-    could hide behind a collision of its parent's key with another span's: odds about n/2⁶⁴
-    (64-bit keys on both engines), negligible.
+    parent. Keys are hashes (``keys.pair_key``: two integers group far faster than two
+    strings); suspects are confirmed on the strings, so a hash collision costs time, never a
+    wrong verdict. An orphan could hide behind a collision of its parent's key with another
+    span's: odds about n/2⁶⁴ (64-bit keys on both engines), negligible.
     """
-    key = _id_key(session.engine)
+    engine = session.engine
     keyed = clean.mutate(
-        _k=key(clean.task_id, clean.span_id), _p=key(clean.task_id, clean.parent_span_id)
+        _k=pair_key(engine, clean.task_id, clean.span_id),
+        _p=pair_key(engine, clean.task_id, clean.parent_span_id),
     )
     # per key: how many spans hold it (n), and whether an llm span holds it while an llm span
     # names it as its parent (wraps). Two 0/1 columns with a max each: at 10⁸ spans the
@@ -723,25 +724,3 @@ def _suspect_keys_in_parts(session: EngineSession, keys: ir.Table, parts: int) -
     for t in found:
         session.drop(t)
     return suspects
-
-
-def _id_key(engine: Engine) -> Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue]:
-    """One 64-bit key for a pair of ids (task, span): one integer groups and joins several
-    times faster than two. DuckDB's ``hash`` of both; Spark's ``xxhash64`` (its ``hash`` has
-    32 bits, too few to keep a missing parent from hiding behind a collision at 10⁸ spans)."""
-    key: Callable[[ir.StringValue, ir.StringValue], ir.IntegerValue] = _KEYS[engine]
-    return key
-
-
-def _duckdb_hash(a: str, b: str) -> dt.uint64:
-    """DuckDB's 64-bit hash of its arguments together."""
-
-
-def _xxhash64(a: str, b: str) -> dt.int64:
-    """Spark's 64-bit xxHash of its arguments together."""
-
-
-_KEYS: dict[Engine, Any] = {
-    Engine.DUCKDB: ibis.udf.scalar.builtin(_duckdb_hash, name="hash"),
-    Engine.SPARK: ibis.udf.scalar.builtin(_xxhash64, name="xxhash64"),
-}

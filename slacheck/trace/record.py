@@ -65,6 +65,7 @@ _MAX_BYTES = 64 * 2**20
 #: (a new set-aside rule, another reading of canonical Parquet) refuses records written before
 _RULE_MODULES = (
     "slacheck.trace.ingest",
+    "slacheck.trace.keys",
     "slacheck.trace.reasons",
     "slacheck.trace.record",
     "slacheck.trace.schema",
