@@ -25,7 +25,7 @@ from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract
 from slacheck.evaluation import evaluate
 from slacheck.messages import render
-from slacheck.metering import context
+from slacheck.metering import context, recorded
 from slacheck.trace import record
 from slacheck.trace.convert import convert
 from slacheck.trace.generate import TrafficProfile, generate
@@ -89,9 +89,14 @@ def _converted(tmp: Path, table: pa.Table) -> Path:
     src = tmp / "t.parquet"
     pq.write_table(table, src)
     out = tmp / "by-day"
-    convert(ingest([src]), out)
+    convert(ingest([src]), out, recorded.DERIVED)  # as ``slacheck traces convert`` does
     assert (out / record.RECORD_DIR / record.RECORD_NAME).is_file()
     return out
+
+
+def _rows(t: Any) -> tuple[list[str], list[str]]:
+    """A table's columns and its rows as a sorted list (row order is no result)."""
+    return t.columns, sorted(map(repr, t.to_pyarrow().to_pylist()))
 
 
 def _facts(t: Traces) -> dict[str, Any]:
@@ -154,12 +159,20 @@ def test_the_record_gives_what_ingesting_the_folder_gives(
     assert fast.record_used and fast.record_refused is None
     assert fast.quality.set_aside if malformed else not fast.quality.set_aside
     assert bool(fast.quality.orphans) == bool(orphan_every)
+    # the calls and tasks the record keeps are what a check reads, and what it would derive
+    kept, kept_tasks = fast.derived[recorded.CALLS], fast.derived[recorded.TASKS]
+    assert context.Metering(c, fast).calls is kept.table
+    assert context.Metering(c, fast).tasks is kept_tasks.table
     with_record = evaluate(c, fast).to_dict()
     with mock.patch.object(context, "VIEW_FROM_ROWS", 0):  # the calls as a view, too
         as_view = evaluate(c, ingest([folder])).to_dict()
     facts = _facts(fast)
+    kept_calls, tasks = _rows(kept.table), _rows(kept_tasks.table)
     slow = _without_record(folder)
+    assert not slow.derived
     assert _facts(slow) == facts
+    assert _rows(context.Metering(c, slow).calls) == kept_calls
+    assert _rows(context.Metering(c, slow).tasks) == tasks
     general = evaluate(c, slow).to_dict()
     assert with_record == general
     assert as_view == general
@@ -213,6 +226,14 @@ _CHANGES = {
         "cannot be read",
     ),
     "record of another version": (_other_version, "another slacheck version"),
+    "kept calls changed, same size": (
+        lambda f: _flip_one_id_char(f / record.RECORD_DIR / "calls.parquet"),
+        "changed",
+    ),
+    "kept calls removed": (
+        lambda f: (f / record.RECORD_DIR / "calls.parquet").unlink(),
+        "was removed",
+    ),
 }
 
 
@@ -232,6 +253,52 @@ def test_a_record_that_does_not_hold_is_refused_and_the_passes_run(
     fresh = _without_record(folder)
     assert _facts(fresh) == facts
     assert evaluate(c, fresh).to_dict() == refused
+
+
+def _calls_rules(folder: Path, rules: list[str], digest: str | None = None) -> None:
+    """The record, consistent (its checksum made anew), saying the kept tables were derived
+    under ``rules`` with ``digest`` (their digest today when None)."""
+    at = folder / record.RECORD_DIR / record.RECORD_NAME
+    doc = json.loads(at.read_text())
+    for entry in doc["body"]["derived"].values():
+        entry["rules"] = rules
+        entry["digest"] = digest or record.rules_digest(tuple(rules))
+    doc["sha256"] = record._digest(doc["body"])
+    at.write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        pytest.param("older", id="derived under other sources"),
+        pytest.param("fewer", id="derived under fewer modules"),
+        pytest.param("outside", id="naming a module outside slacheck"),
+    ],
+)
+def test_kept_calls_derived_under_other_rules_are_derived_again(tmp_path: Path, rules: str) -> None:
+    """The record's facts stand, but the calls and tasks kept under rules other than today's
+    are not read: the check derives them from the rows, with the same verdicts as without any
+    record."""
+    folder = _converted(tmp_path, _trace(10, 9, 4, 5, odd=True))
+    today = list(recorded.RULES)
+    if rules == "older":
+        _calls_rules(folder, today, digest="0" * 32)
+    elif rules == "fewer":
+        _calls_rules(folder, today[:-1])
+    else:
+        _calls_rules(folder, [*today, "os.path"])
+    t = ingest([folder])
+    assert t.record_used and t.record_refused is None
+    if rules == "fewer":  # still a digest that holds, of another list: the check passes it by
+        assert t.derived[recorded.CALLS].rules != recorded.RULES
+    else:
+        assert not t.derived
+    c = _demo()
+    if t.derived:
+        assert context.Metering(c, t).calls is not t.derived[recorded.CALLS].table
+        assert context.Metering(c, t).tasks is not t.derived[recorded.TASKS].table
+    result = evaluate(c, t).to_dict()
+    assert result == evaluate(c, _without_record(folder)).to_dict()
 
 
 def test_the_command_says_the_record_is_refused_in_both_languages(tmp_path: Path) -> None:
@@ -265,7 +332,7 @@ def test_on_spark_the_record_is_used_with_the_same_verdicts(
     c = _demo()
     duck = evaluate(c, ingest([folder])).to_dict()
     spark = ingest([folder], backend=spark_backend)
-    assert spark.record_used and spark.llm_by_quarter is None
+    assert spark.record_used and spark.llm_by_quarter is None and not spark.derived
     on_spark = evaluate(c, spark).to_dict()
     assert on_spark["summary"] == duck["summary"]
     assert on_spark["quality"] == duck["quality"]

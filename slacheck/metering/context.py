@@ -34,9 +34,10 @@ import pyarrow as pa
 from slacheck.contract.model import CacheHits, Contract, Credits, UnclassifiedFailures, Window
 from slacheck.engine import Engine, engine_of
 from slacheck.messages import NC_, NPC_, Message, MessageCode
-from slacheck.metering import derive
+from slacheck.metering import derive, recorded
 from slacheck.metering.derive import CallState
 from slacheck.metering.metrics import MetricsEvidence
+from slacheck.metering.recorded import UNREAD as _UNREAD
 from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
 from slacheck.results import EffectiveSpan, Losses
 from slacheck.trace.schema import QUARTER_HOUR_US
@@ -61,14 +62,6 @@ _QUARTER_HOUR = QUARTER_HOUR_US
 VIEW_FROM_ROWS = 20_000_000
 _YEAR_2200_US = 7_258_118_400_000_000  # beyond any timestamp ingestion keeps
 _EPOCH = dt.date(1970, 1, 1)
-#: span columns that say where a row came from: long strings no consumer of calls reads
-#: (``error_type`` stays: the legacy status ``error`` is classified by it, ``trace.status``)
-_PROVENANCE = ("source_file", "source_ref", "defect", "status_source")
-#: span columns the calls carry from the llm spans that no reader of the calls reads (every
-#: call is an llm span; which call a wrapper wraps is settled by ``derive.calls_of``): left out
-#: of the table, whose writing costs per column (at 10 M spans, 5 M calls: ~1.5 s of CPU for
-#: these five)
-_UNREAD = ("parent_span_id", "kind", "name", "operation", "evidence")
 
 
 class Exclusion(StrEnum):
@@ -148,7 +141,12 @@ class Metering:
         view of the input: each query reads only the columns it needs, and the name lookups
         behind it are computed once. Otherwise (a small input, rows filtered or joined,
         wrappers to unwrap, or Spark, which recomputes a view at every action) they are
-        computed once, as a table in the engine."""
+        computed once, as a table in the engine. A converted folder whose record keeps the
+        calls (``metering.recorded``), derived under today's rules, gives them as kept: read
+        in place, each query reading the columns it needs, nothing derived again."""
+        kept = recorded.kept(self.traces, recorded.CALLS)
+        if kept is not None:
+            return kept
         wrappers = self.traces.llm_wrappers
         llm = self._llm
         if self.calls_are_view:
@@ -179,9 +177,8 @@ class Metering:
 
     @property
     def _llm(self) -> ir.Table:
-        s = self.traces.spans
         # provenance columns are long strings no check reads: leave them out of the copies
-        return s.filter(s.kind == "llm").drop(*_PROVENANCE)
+        return recorded.llm_spans(self.traces.spans)
 
     @cached_property
     def _by_name(self) -> ir.Table:
@@ -249,8 +246,10 @@ class Metering:
     def tasks(self) -> ir.Table:
         """One row per task (``derive.tasks``), computed once per run as a table: the task
         terms, the per-task rate limit, the field check, the budget and the charts read the
-        same rows instead of grouping every span again each."""
-        return self.kept("tasks", lambda: derive.tasks(self.traces))
+        same rows instead of grouping every span again each. A converted folder's record may
+        keep them (``metering.recorded``): they are read as kept."""
+        kept = recorded.kept(self.traces, recorded.TASKS)
+        return kept if kept is not None else self.kept("tasks", lambda: derive.tasks(self.traces))
 
     @cached_property
     def data_range(self) -> tuple[int | None, int | None]:

@@ -579,6 +579,11 @@ def lower_bound(task_source: ir.StringValue) -> ir.BooleanValue:
     return task_source.isin([str(x) for x in LOWER_BOUND_SOURCES]).fill_null(False)
 
 
+def _us_sum_ms(t: ir.Table, where: ir.BooleanValue) -> ir.FloatingValue:
+    """Σ ``duration_ms`` of the rows ``where`` holds (null: none), exactly: as whole µs."""
+    return (t.end_us - t.start_us).sum(where=where).cast("float64") / 1000.0
+
+
 def tasks(traces: Traces) -> ir.Table:
     """One row per task id: span envelope, roots, step counts, time in tool and retrieval
     spans, completeness, task time.
@@ -603,9 +608,12 @@ def tasks(traces: Traces) -> ir.Table:
         llm_calls=(t.kind == "llm").sum(),
         tool_calls=(t.kind == "tool").sum(),
         retrieval_calls=(t.kind == "retrieval").sum(),
-        # the time in tool and retrieval spans, nested ones included (null: none)
-        tool_span_ms=t.duration_ms.sum(where=t.kind == "tool"),
-        retrieval_span_ms=t.duration_ms.sum(where=t.kind == "retrieval"),
+        # the time in tool and retrieval spans, nested ones included (null: none): summed in
+        # whole µs (``duration_ms`` is end − start in ms), so the sum is exact and the same in
+        # any order of the rows, where a sum of the floats differs in its last bits from run to
+        # run with the engine's threads
+        tool_span_ms=_us_sum_ms(t, t.kind == "tool"),
+        retrieval_span_ms=_us_sum_ms(t, t.kind == "retrieval"),
         spans=t.count(),
         orphans=t.orphan.sum(),
     )

@@ -4,6 +4,7 @@ runs: a later run scans the Parquet in place instead of parsing the sources agai
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from slacheck.engine import Engine
 from slacheck.errors import UsageError
 from slacheck.outputs import atomic_folder
 from slacheck.trace.ingest import trace_files
-from slacheck.trace.record import SET_ASIDE_PARTITION, write_record
+from slacheck.trace.record import SET_ASIDE_PARTITION, Derived, write_record
 from slacheck.trace.schema import COLUMN_NAMES, PLAUSIBLE_US
 from slacheck.trace.traces import Traces
 
@@ -28,10 +29,11 @@ class Converted:
     files: int
 
 
-def convert(traces: Traces, folder: Path) -> Converted:
+def convert(traces: Traces, folder: Path, derived: Sequence[Derived] = ()) -> Converted:
     """Write every row read (used and set aside) under ``folder/day=YYYY-MM-DD/``; rows set
     aside go to ``day=set-aside`` (the rows kept carry ingestion's ``orphan`` flag), and what
-    ingestion established about them to ``folder/.slacheck/`` (``trace.record``). ``folder``
+    ingestion established about them to ``folder/.slacheck/`` (``trace.record``), with the
+    tables ``derived`` from the rows written (the model calls: ``metering.recorded``). ``folder``
     must not exist or be empty; it appears whole or not at all (written beside it, then
     renamed: ``outputs.atomic_folder``). A write the file system refuses (a full disk, a
     file-size limit) is a ``UsageError`` naming the folder."""
@@ -42,7 +44,7 @@ def convert(traces: Traces, folder: Path) -> Converted:
             _write(traces, rows, out)
             written = [p for p in trace_files([out]) if p.is_file()]
             if written:
-                write_record(traces, out, written)
+                write_record(traces, out, written, derived)
         except Exception as exc:
             said = _write_refused(exc)
             if said is None:

@@ -8,6 +8,14 @@ per UTC quarter hour and names (``.slacheck/llm_by_quarter.parquet``, on DuckDB)
 data file, its path in the folder, size, rows and SHA-256. Rows set aside are in
 ``day=set-aside``; the orphan flag is a column of the data (``orphan``).
 
+It may also hold tables a later stage derives from the usable rows alone, whatever the contract
+(``Derived``: the model calls and the tasks with their derived columns, ``metering.recorded``),
+written on
+DuckDB as ``.slacheck/<name>.parquet`` and listed like the data files, with the names of the
+modules whose rules derive them and a digest of their source. A run uses such a table only when
+that digest still holds (and the stage asking for it names the same modules); otherwise it
+derives the table again from the rows, as for any input, and the record's other facts stand.
+
 A run given the folder trusts the record only when every check holds: its checksum (an edit
 of the record, or a truncated one, is refused), the record format, slacheck version and
 ingestion's rules (a digest of the source of the modules that establish the facts) it was
@@ -24,16 +32,19 @@ import hashlib
 import importlib.util
 import json
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import ibis
 import ibis.expr.types as ir
 import pyarrow.parquet as pq
+from ibis.backends.sql.datatypes import DuckDBType
 
 from slacheck.engine import Engine, EngineSession, copy_up_to_rows, engine_of
 from slacheck.inputs import regular_file_problem, sha256_of
@@ -48,7 +59,7 @@ from slacheck.trace.tabular import (
     read_parquet_files,
     read_table,
 )
-from slacheck.trace.traces import Traces
+from slacheck.trace.traces import Kept, Traces
 from slacheck.version import __version__
 
 #: the folder inside a converted folder that holds the record (hidden: no trace file)
@@ -74,6 +85,26 @@ _RULE_MODULES = (
     "slacheck.trace.convert",
 )
 _EXAMPLES = 3
+#: what a derived table's name may be (its file is ``<name>.parquet`` in ``RECORD_DIR``)
+_DERIVED_NAME = re.compile(r"[a-z][a-z0-9_]{0,40}")
+#: what a derived table's rule may name: one of slacheck's modules, or a data file one of its
+#: packages ships (``package:file``); a record naming anything else keeps no table a run uses
+_RULE_NAME = re.compile(r"slacheck(\.[a-z_][a-z0-9_]*)*(:[A-Za-z0-9_.-]+)?")
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A table a later stage derives from the usable rows alone (no contract, no option), kept
+    in the record so that a run on the folder reads it instead of deriving it again.
+
+    ``make``: the table, from the traces as a run on the folder reads them (the usable rows
+    and the rows set aside as written, ingestion's facts). ``rules``: the modules whose
+    source decides its rows (``slacheck.…``): a change to any of them makes the kept table
+    stale, and unused."""
+
+    name: str
+    make: Callable[[Traces], ir.Table]
+    rules: tuple[str, ...]
 
 
 class RecordSays(MessageCode):
@@ -121,11 +152,14 @@ class Recorded:
 # writing
 
 
-def write_record(traces: Traces, out: Path, files: Sequence[Path]) -> None:
+def write_record(
+    traces: Traces, out: Path, files: Sequence[Path], derived: Sequence[Derived] = ()
+) -> None:
     """Record what ingestion established about ``traces`` beside the data ``traces convert``
     wrote under ``out`` (its trace files: ``files``). The examples and the per-reason counts
     are read back from the written files (their paths and row numbers are those a later run
-    names), and must be ingestion's."""
+    names), and must be ingestion's. ``derived``: tables to keep beside them (DuckDB only;
+    each made from the rows as read back, as a run on the folder would make it)."""
     listed = [_File(_rel(p, out), p.stat().st_size, h, _rows(p)) for p, h in _hashes(files)]
     rows = {f.path: f.rows for f in listed}
     q = traces.quality
@@ -144,6 +178,11 @@ def write_record(traces: Traces, out: Path, files: Sequence[Path]) -> None:
         path = out / RECORD_DIR / BY_QUARTER_NAME
         pq.write_table(traces.llm_by_quarter.to_pyarrow(), path)
         by_quarter = _File(_rel(path, out), path.stat().st_size, sha256_of(path), _rows(path))
+    kept: dict[str, Any] = {}
+    if engine_of(traces.backend) is Engine.DUCKDB:
+        for d in derived:
+            as_read = replace(traces, spans=used, set_aside_rows=bad, plain=True)
+            kept[d.name] = _write_derived(as_read, d, out)
     lo, hi = traces.extent if traces.extent is not None else (None, None)
     body = {
         "format": FORMAT,
@@ -161,9 +200,37 @@ def write_record(traces: Traces, out: Path, files: Sequence[Path]) -> None:
         "extent": [lo, hi],
         "llm_wrappers": traces.llm_wrappers,
         "llm_by_quarter": None if by_quarter is None else by_quarter.row(),
+        "derived": kept,
     }
     text = json.dumps({"body": body, "sha256": _digest(body)}, indent=1, sort_keys=True)
     (out / RECORD_DIR / RECORD_NAME).write_text(text + "\n", encoding="utf-8")
+
+
+def _write_derived(traces: Traces, d: Derived, out: Path) -> dict[str, Any]:
+    """``d`` made from ``traces`` and written to ``RECORD_DIR/<name>.parquet``: its record entry."""
+    if not _DERIVED_NAME.fullmatch(d.name) or not all(_RULE_NAME.fullmatch(m) for m in d.rules):
+        raise ValueError(f"not a derived table a record can keep: {d.name!r}, {d.rules!r}")
+    path = out / RECORD_DIR / f"{d.name}.parquet"
+    con = traces.backend
+    table = d.make(traces)
+    # each column as the expression types it: the engine may compute a wider type (DuckDB sums
+    # integers as HUGEINT, which Parquet holds as a double), and a run reads the file as written
+    cols = ", ".join(
+        f"CAST({_ident(c)} AS {DuckDBType.from_ibis(t).sql('duckdb')}) AS {_ident(c)}"
+        for c, t in table.schema().items()
+    )
+    sql = f"SELECT {cols} FROM ({con.compile(table)})"
+    con.raw_sql(f"COPY ({sql}) TO '{_quoted(path)}' (FORMAT parquet)")
+    listed = _File(_rel(path, out), path.stat().st_size, sha256_of(path), _rows(path))
+    return {"file": listed.row(), "rules": list(d.rules), "digest": rules_digest(d.rules)}
+
+
+def _quoted(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _set_aside(bad: ir.Table, out: Path) -> tuple[dict[str, int], dict[str, list[tuple[str, str]]]]:
@@ -238,12 +305,10 @@ def _refused(folder: Path, files: Sequence[Path], body: dict[str, Any]) -> Messa
     for rel in sorted(recorded):
         if rel not in here:
             return RecordSays.REMOVED(file=str(folder / rel))
-    extra = body.get("llm_by_quarter")
     checked = dict(here)
-    if extra is not None:
-        quarters = _File.of(extra)
-        recorded[quarters.path] = quarters
-        checked[quarters.path] = folder / quarters.path
+    for extra in _extras(body):
+        recorded[extra.path] = extra
+        checked[extra.path] = folder / extra.path
     for rel, path in checked.items():  # sizes first: a changed size needs no hash
         try:
             size = path.stat().st_size
@@ -296,9 +361,19 @@ def _traces(
         # a small input is copied into the engine once, as ingestion copies it
         spans = session.materialise(spans)
     by_quarter = None
+    derived: dict[str, Kept] = {}
     extra = body.get("llm_by_quarter")
-    if extra is not None and engine_of(session.backend) is Engine.DUCKDB:
-        by_quarter = session.register(pq.read_table(folder / str(extra[0])))
+    if engine_of(session.backend) is Engine.DUCKDB:
+        if extra is not None:
+            by_quarter = session.register(pq.read_table(folder / str(extra[0])))
+        for name, entry in _derived(body).items():
+            rules = tuple(str(r) for r in entry["rules"])
+            if not all(_RULE_NAME.fullmatch(r) for r in rules) or not _DERIVED_NAME.fullmatch(name):
+                continue
+            if entry["digest"] == rules_digest(rules):  # else derived again, by today's rules
+                table = session.backend.read_parquet(folder / str(entry["file"][0]))
+                # a view under a name: each query compiles a reference to it, not the read
+                derived[name] = Kept(session.view(table), rules)
     lo, hi = body["extent"]
     return Traces(
         spans=spans,
@@ -313,6 +388,7 @@ def _traces(
         plain=True,
         llm_by_quarter=by_quarter,
         record_used=True,
+        derived=derived,
     )
 
 
@@ -364,17 +440,41 @@ def _tables(
 # shared
 
 
-@lru_cache(maxsize=1)
-def rules_digest() -> str:
-    """A digest of the source of the modules whose rules establish the facts a record holds
-    (``_RULE_MODULES``): a record written under other rules is refused."""
+def _extras(body: dict[str, Any]) -> list[_File]:
+    """The record's files beside the data files: the quarter-hour counts, the derived tables."""
+    extra = body.get("llm_by_quarter")
+    out = [] if extra is None else [_File.of(extra)]
+    return out + [_File.of(e["file"]) for e in _derived(body).values()]
+
+
+def _derived(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    derived: dict[str, dict[str, Any]] = body.get("derived") or {}
+    return derived
+
+
+@lru_cache(maxsize=8)
+def rules_digest(modules: tuple[str, ...] = _RULE_MODULES) -> str:
+    """A digest of the source of ``modules``: by default those whose rules establish the facts
+    a record holds (``_RULE_MODULES``; a record written under other rules is refused), else a
+    derived table's (``Derived.rules``; a table derived under other rules is not used)."""
     h = hashlib.sha256()
-    for name in _RULE_MODULES:
-        spec = importlib.util.find_spec(name)
-        origin = None if spec is None else spec.origin
+    for name in modules:
         h.update(name.encode())
-        h.update(Path(origin).read_bytes() if origin and os.path.isfile(origin) else b"?")
+        h.update(_source(name))
     return h.hexdigest()[:32]
+
+
+def _source(name: str) -> bytes:
+    """The bytes of module ``name``, or of a data file a package ships (``package:file``)."""
+    try:
+        if ":" in name:
+            package, file = name.split(":", 1)
+            return resources.files(package).joinpath(file).read_bytes()
+        spec = importlib.util.find_spec(name)
+    except (ImportError, OSError, ValueError):
+        return b"?"
+    origin = None if spec is None else spec.origin
+    return Path(origin).read_bytes() if origin and os.path.isfile(origin) else b"?"
 
 
 def _digest(body: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ on the way. Every later stage reads the trace through it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import ibis.expr.types as ir
@@ -12,6 +13,16 @@ from ibis.backends import BaseBackend
 from slacheck.engine import Engine, EngineSession, engine_of
 from slacheck.messages import Message
 from slacheck.trace.results import Quality, SourceFile
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A table a converted folder's record keeps (``trace.record.Derived``) as a run on the
+    folder finds it: read in place, with the modules whose rules derived it, for the stage
+    that reads it to compare with its own."""
+
+    table: ir.Table
+    rules: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,9 @@ class Traces:
     record_used: bool = field(default=False, compare=False)
     #: the input is such a folder, but its record did not hold, so the passes ran: why
     record_refused: Message | None = field(default=None, compare=False)
+    #: tables the folder's record keeps, derived from the usable rows (``trace.record.Derived``),
+    #: by name, where their rules still hold: a stage reads one instead of deriving it again
+    derived: Mapping[str, Kept] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def engine(self) -> Engine:
