@@ -26,7 +26,7 @@ from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
 from slacheck.evaluation import evaluate
 from slacheck.prepare import prepare_accept, prepare_report
-from slacheck.render import charts
+from slacheck.render import charts, documents
 from slacheck.render.documents import (
     FORMATS,
     DocFormat,
@@ -300,6 +300,62 @@ def test_the_command_the_report_prints_recomputes_it(tmp_path: Path) -> None:
     assert words[:2] == ["slacheck", "report"] and words[-2:] == ["-o", "report.md"]
     run(words[1:])
     assert (tmp_path / "report.md").read_bytes() == (tmp_path / "first.md").read_bytes()
+
+
+def test_a_converted_folder_s_files_are_named_apart_and_the_command_recomputes_it(
+    tmp_path: Path,
+) -> None:
+    """A folder ``traces convert`` wrote holds one ``data_0.parquet`` per day: the evidence
+    names each by its path within the folder, every name once, and the command the report
+    prints, run in that folder (the contract beside the files), writes the same report."""
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    _trace(tmp_path / "traffic.parquet", tasks=30, days=4)
+    folder = tmp_path / "by-day"
+
+    def run(words: list[str], cwd: Path) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "slacheck", *words], cwd=cwd, capture_output=True
+        )
+        assert done.returncode in (0, 1), done.stderr.decode()
+
+    run(["traces", "convert", "traffic.parquet", "-o", str(folder)], tmp_path)
+    days = sorted(p.relative_to(folder).as_posix() for p in folder.glob("day=*/*.parquet"))
+    assert len(days) >= 4 and len({Path(d).name for d in days}) < len(days)
+    shutil.copy(CONTRACT, folder / CONTRACT.name)
+    contract = str(folder / CONTRACT.name)
+    first = ["report", contract, str(folder), "--period", PERIOD, "--issued", "2026-08-20"]
+    run([*first, "-o", str(tmp_path / "first.md")], tmp_path)
+    text = (tmp_path / "first.md").read_text(encoding="utf-8")
+    named = re.findall(r"^\| (day=[^ |]+) \| canonical \|", text, flags=re.M)
+    assert sorted(named) == days
+    (command,) = re.findall(r"`(slacheck report [^`]*)`", text)
+    words = shlex.split(command)
+    assert words[3 : 3 + len(days)] == days
+    run(words[1:], folder)
+    assert (folder / "report.md").read_bytes() == (tmp_path / "first.md").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("paths", "names"),
+    [
+        (["/d/t.parquet"], ["t.parquet"]),
+        (["/d/a.jsonl", "/d/b.jsonl"], ["a.jsonl", "b.jsonl"]),
+        (
+            ["/c/x/day=1/data_0.parquet", "/c/x/day=2/data_0.parquet"],
+            ["day=1/data_0.parquet", "day=2/data_0.parquet"],
+        ),
+        (["/c/x/t.json", "/c/y/z/t.json"], ["x/t.json", "y/z/t.json"]),
+        (["s3a://b/spans/p1.parquet", "/d/t.parquet"], ["p1.parquet", "t.parquet"]),
+    ],
+)
+def test_trace_files_are_named_from_the_folder_that_holds_them(
+    paths: list[str], names: list[str]
+) -> None:
+    assert [documents.trace_names(paths)[p] for p in paths] == names
 
 
 def test_same_inputs_same_bytes(

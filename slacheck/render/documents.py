@@ -11,6 +11,7 @@ format."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
@@ -343,11 +344,29 @@ def _inputs(
         first = Input(contract_file.name, "contract", None, digest)
     else:
         first = Input(contract.contract.id, "contract_canonical", None, contract_sha256(contract))
+    names = trace_names([s.path for s in sources])
     traces = sorted(
-        (Input(Path(s.path).name, s.format, s.rows, s.sha256) for s in sources),
+        (Input(names[s.path], s.format, s.rows, s.sha256) for s in sources),
         key=lambda i: (i.name, i.sha256),
     )
     return (first, *traces)
+
+
+#: a URL's scheme (``s3a://``, ``file:``): two letters at least, never a drive letter
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
+
+
+def trace_names(paths: Sequence[str]) -> dict[str, str]:
+    """Each trace file as the documents name it: its path from the folder that holds them all,
+    with ``/`` (its file name alone when every file is in one folder; ``day=2026-07-01/
+    data_0.parquet`` for a folder ``traces convert`` wrote, whose day files share a name). A
+    URL is named by its last part."""
+    names = {p: p.rstrip("/").rsplit("/", 1)[-1] for p in paths if _SCHEME.match(p)}
+    local = {p: os.path.abspath(p) for p in paths if p not in names}
+    if local:
+        base = os.path.commonpath([os.path.dirname(f) for f in local.values()])
+        names.update({p: Path(os.path.relpath(f, base)).as_posix() for p, f in local.items()})
+    return names
 
 
 def reproduce_command(inputs: ReportInputs, lang: str, fmt: DocFormat) -> str:
@@ -355,7 +374,8 @@ def reproduce_command(inputs: ReportInputs, lang: str, fmt: DocFormat) -> str:
     the inputs (named as the inputs table names them): the same contract and trace files, the
     same period, issue date, claimed windows, engine and language."""
     contract = inputs.contract_file.name if inputs.contract_file is not None else "CONTRACT"
-    traces = sorted({Path(s.path).name for s in inputs.evaluation.sources}) or ["TRACES"]
+    names = trace_names([s.path for s in inputs.evaluation.sources])
+    traces = sorted(set(names.values())) or ["TRACES"]
     words = ["slacheck", "report", contract, *traces, "--period", inputs.period]
     words += ["--issued", inputs.issued.isoformat()]
     for window in sorted(inputs.claimed):
@@ -385,8 +405,8 @@ def _short_example(text: str, sources: Sequence[SourceFile], lang: str = "en") -
     and the row said in ``lang`` (Chinese: 第 12 行)."""
     for s in sources:
         if text.startswith(s.path + ":"):
-            text = Path(s.path).name + text[len(s.path) :]
-            break
+            text = trace_names([s.path for s in sources])[s.path] + text[len(s.path) :]
+            break  # (once per example: a few per reason)
     ref = _ROW_REF.fullmatch(text)
     if ref is None:
         return text
