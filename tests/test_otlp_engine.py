@@ -99,34 +99,17 @@ def engine_always(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     yield called
 
 
-def test_ingest_takes_the_engine_path(
-    lines: list[Path], engine_always: list[Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    engine = ingest(lines)
-    assert engine_always == []  # no span was parsed in Python
-    monkeypatch.setenv("SLACHECK_OTLP_ENGINE_BYTES", "-1")  # never the engine
-    python = ingest(lines)
-    assert sorted(engine_always) == sorted(lines)
-    assert engine.quality.to_dict() == python.quality.to_dict()
-    q = engine.quality
-    assert q.rows_read == q.rows_used + q.rows_set_aside
-    assert q.set_aside  # the generated file's malformed rows
-    assert [s.rows for s in engine.sources] == [s.rows for s in python.sources]
-    assert [s.path for s in engine.sources] == [s.path for s in python.sources]
-    cols = ["source_file", "source_ref", "task_id", "span_id", "kind", "status", "orphan"]
-    a = engine.spans.select(cols).order_by(["source_file", "source_ref"]).to_pyarrow()
-    b = python.spans.select(cols).order_by(["source_file", "source_ref"]).to_pyarrow()
-    assert a.equals(b)
-
-
-def test_a_directory_is_one_scan(
+def test_ingest_takes_the_engine_path_in_one_scan_of_a_directory(
     lines: list[Path], engine_always: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A directory of OTLP JSON-lines files is read by the engine in one scan, no span parsed
+    in Python, each source saying so; read by the Python reader instead, the same accounting,
+    sources and rows (one ingestion each way: each costs seconds of planning)."""
+    import slacheck.trace.otlp_engine as oe
+
     for i, path in enumerate(lines):
         (tmp_path / f"{i:02d}-{path.name}").write_bytes(path.read_bytes())
     scans: list[int] = []
-    import slacheck.trace.otlp_engine as oe
-
     real = oe.read_otlp_lines
 
     def counted(session: EngineSession, paths: Any) -> Any:
@@ -134,9 +117,25 @@ def test_a_directory_is_one_scan(
         return real(session, paths)
 
     monkeypatch.setattr(oe, "read_otlp_lines", counted)
-    traces = ingest([tmp_path])
-    assert scans == [len(lines)] and engine_always == []
-    assert traces.quality.rows_read == sum(read_otlp(p).num_rows for p in lines)
+    engine = ingest([tmp_path])
+    assert scans == [len(lines)] and engine_always == []  # no span was parsed in Python
+    assert [(s.read_by, s.fallback) for s in engine.sources] == [("engine", None)] * len(lines)
+    monkeypatch.setenv("SLACHECK_OTLP_ENGINE_BYTES", "-1")  # never the engine
+    python = ingest([tmp_path])
+    assert scans == [len(lines)]
+    assert sorted(p.name for p in engine_always) == sorted(p.name for p in tmp_path.iterdir())
+    assert [(s.read_by, s.fallback) for s in python.sources] == [("python", None)] * len(lines)
+    assert engine.quality.to_dict() == python.quality.to_dict()
+    q = engine.quality
+    assert q.rows_read == q.rows_used + q.rows_set_aside
+    assert q.rows_read == sum(read_otlp(p).num_rows for p in lines)
+    assert q.set_aside  # the generated file's malformed rows
+    assert [s.rows for s in engine.sources] == [s.rows for s in python.sources]
+    assert [s.path for s in engine.sources] == [s.path for s in python.sources]
+    cols = ["source_file", "source_ref", "task_id", "span_id", "kind", "status", "orphan"]
+    a = engine.spans.select(cols).order_by(["source_file", "source_ref"]).to_pyarrow()
+    b = python.spans.select(cols).order_by(["source_file", "source_ref"]).to_pyarrow()
+    assert a.equals(b)
 
 
 def test_a_bad_line_sends_its_file_to_the_python_reader(
@@ -167,16 +166,6 @@ def test_below_the_threshold_python_reads(lines: list[Path], monkeypatch: Any) -
 def test_spark_reads_the_same_rows(lines: list[Path]) -> None:
     small = [lines[0], lines[-2], lines[-1]]  # GenAI fixture, base64 ids, generated traffic
     _same(_engine(small, Engine.SPARK), _python(small))
-
-
-def test_every_source_says_how_it_was_read(
-    lines: list[Path], engine_always: list[Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    engine = ingest(lines)
-    assert [(s.read_by, s.fallback) for s in engine.sources] == [("engine", None)] * len(lines)
-    monkeypatch.setenv("SLACHECK_OTLP_ENGINE_BYTES", "-1")
-    python = ingest(lines)
-    assert [(s.read_by, s.fallback) for s in python.sources] == [("python", None)] * len(lines)
 
 
 def test_slices_give_the_same_rows(

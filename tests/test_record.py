@@ -301,6 +301,36 @@ def test_kept_calls_derived_under_other_rules_are_derived_again(tmp_path: Path, 
     assert result == evaluate(c, _without_record(folder)).to_dict()
 
 
+def test_the_command_keeps_the_tables_up_to_the_bound_and_a_run_reads_them_only_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``traces convert`` keeps the calls and tasks up to ``KEEP_UP_TO_ROWS`` usable spans,
+    none above; a run on a folder above the bound reads none it finds, with the same result."""
+    src = tmp_path / "t.parquet"
+    pq.write_table(_trace(11, 0, 0, 0), src)
+    kept_dir = record.RECORD_DIR
+    below, above = tmp_path / "below", tmp_path / "above"
+    assert runner.invoke(app, ["traces", "convert", str(src), "-o", str(below)]).exit_code == 0
+    t = ingest([below])
+    assert sorted(p.name for p in (below / kept_dir).glob("*.parquet")) == [
+        "calls.parquet",
+        "llm_by_quarter.parquet",
+        "tasks.parquet",
+    ]
+    c = _demo()
+    assert context.Metering(c, t).calls is t.derived[recorded.CALLS].table
+    read = evaluate(c, t).to_dict()
+    monkeypatch.setattr(recorded, "KEEP_UP_TO_ROWS", t.quality.rows_used - 1)
+    assert runner.invoke(app, ["traces", "convert", str(src), "-o", str(above)]).exit_code == 0
+    assert not (above / kept_dir / "calls.parquet").exists()
+    assert not ingest([above]).derived
+    t = ingest([below])  # kept, but above the bound now: not read
+    assert t.record_used and set(t.derived) == {recorded.CALLS, recorded.TASKS}
+    assert recorded.kept(t, recorded.CALLS) is None and recorded.kept(t, recorded.TASKS) is None
+    assert context.Metering(c, t).calls is not t.derived[recorded.CALLS].table
+    assert evaluate(c, t).to_dict() == read
+
+
 def test_the_command_says_the_record_is_refused_in_both_languages(tmp_path: Path) -> None:
     folder = _converted(tmp_path, _trace(6, 0, 0, 0))
     demo = str(STARTERS / "demo.yaml")

@@ -73,13 +73,13 @@ def traces_convert(
     verbose: VerboseOpt = False,
 ) -> None:
     """Write the traces as canonical Parquet, one folder per UTC day, for repeated runs."""
-    from slacheck.metering.recorded import DERIVED
+    from slacheck.metering.recorded import derived
     from slacheck.trace.convert import check_new_folder, convert
 
     check_new_folder(output)  # before the traces are read, not after
     traces = _ingest(paths, trace_format, mapping, engine, spark_master, verbose)
     with _working(say(CliSays.WRITING_PARQUET)):
-        done = convert(traces, output, DERIVED)
+        done = convert(traces, output, derived(traces))
     q = traces.quality
     wrote = CliSays.WROTE_CONVERTED(
         rows=CliSays.ROWS(n=done.rows),

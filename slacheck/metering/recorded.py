@@ -23,11 +23,13 @@ from slacheck.trace.traces import Traces
 __all__ = [
     "CALLS",
     "DERIVED",
+    "KEEP_UP_TO_ROWS",
     "PROVENANCE",
     "RULES",
     "TASKS",
     "UNREAD",
     "calls_table",
+    "derived",
     "kept",
     "llm_spans",
 ]
@@ -71,10 +73,25 @@ def calls_table(traces: Traces) -> ir.Table:
 
 #: what ``traces convert`` keeps in a folder's record beside ingestion's facts
 DERIVED = (Derived(CALLS, calls_table, RULES), Derived(TASKS, derive.tasks, RULES))
+#: usable spans above which a folder keeps no table and a run reads none. The kept tables
+#: replace the calls and tasks tables a run computes; above 20 M spans a run reads the calls
+#: as a view of the input instead (``Metering.calls_are_view``), and reading them kept saved
+#: nothing: measured on the 100 M-span bench folder (2 cores, DuckDB's 1 GB bound), the check
+#: took 124 s of wall time with the kept calls alone, 126 s with the kept tasks alone (114–118 s
+#: with neither), and with both ran out of memory in the task-time population's join. Keeping
+#: them there cost ``traces convert`` 85 s and 4.4 GB more.
+KEEP_UP_TO_ROWS = 20_000_000
+
+
+def derived(traces: Traces) -> tuple[Derived, ...]:
+    """What ``traces convert`` keeps for ``traces``: ``DERIVED``, up to ``KEEP_UP_TO_ROWS``."""
+    return DERIVED if traces.quality.rows_used <= KEEP_UP_TO_ROWS else ()
 
 
 def kept(traces: Traces, name: str) -> ir.Table | None:
-    """The table ``name`` the traces' record keeps, derived under today's ``RULES``; else
-    None (derive it)."""
+    """The table ``name`` the traces' record keeps, derived under today's ``RULES`` (and
+    the folder within ``KEEP_UP_TO_ROWS``); else None (derive it)."""
     found = traces.derived.get(name)
-    return found.table if found is not None and found.rules == RULES else None
+    if found is None or found.rules != RULES or traces.quality.rows_used > KEEP_UP_TO_ROWS:
+        return None
+    return found.table
