@@ -331,6 +331,44 @@ def test_the_command_keeps_the_tables_up_to_the_bound_and_a_run_reads_them_only_
     assert evaluate(c, t).to_dict() == read
 
 
+def _consistent(folder: Path, edit: Any) -> None:
+    """The record's body changed by ``edit``, its checksum made anew (a crafted record)."""
+    at = folder / record.RECORD_DIR / record.RECORD_NAME
+    doc = json.loads(at.read_text())
+    edit(doc["body"])
+    doc["sha256"] = record._digest(doc["body"])
+    at.write_text(json.dumps(doc))
+
+
+_CRAFTED = {
+    "a kept table outside the record's folder": lambda b: b["derived"]["calls"]["file"].__setitem__(
+        0, "../t.parquet"
+    ),
+    "a kept table under another name": lambda b: b["derived"]["calls"]["file"].__setitem__(
+        0, ".slacheck/tasks.parquet"
+    ),
+    "the counts outside the record's folder": lambda b: b["llm_by_quarter"].__setitem__(
+        0, "day=2026-06-25/data_0.parquet"
+    ),
+    "a kept table's entry without its rules": lambda b: b["derived"]["tasks"].pop("rules"),
+    "kept tables not a mapping": lambda b: b.__setitem__("derived", ["calls"]),
+    "a kept table's file not a row": lambda b: b["derived"]["calls"].__setitem__("file", 7),
+}
+
+
+@pytest.mark.parametrize("craft", sorted(_CRAFTED))
+def test_a_record_naming_files_it_does_not_write_is_refused(tmp_path: Path, craft: str) -> None:
+    """A record consistent with its checksum that names a file elsewhere than a record writes
+    it, or lacks an entry's parts, is refused as unreadable (no file outside is hashed or
+    read), and the passes run: never an internal error."""
+    folder = _converted(tmp_path, _trace(12, 0, 0, 0))
+    _consistent(folder, _CRAFTED[craft])
+    t = ingest([folder])
+    assert not t.record_used and not t.derived
+    assert t.record_refused is not None and "cannot be read" in render(t.record_refused, "en")
+    assert _facts(t) == _facts(_without_record(folder))
+
+
 def test_the_command_says_the_record_is_refused_in_both_languages(tmp_path: Path) -> None:
     folder = _converted(tmp_path, _trace(6, 0, 0, 0))
     demo = str(STARTERS / "demo.yaml")

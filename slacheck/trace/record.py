@@ -292,7 +292,33 @@ def _body(at: Path) -> dict[str, Any] | Message:
     written = (body.get("format"), body.get("slacheck"), body.get("rules"))
     if written != (FORMAT, __version__, rules_digest()):
         return RecordSays.OTHER_VERSION(version=str(body.get("slacheck")))
+    if not _extras_hold(body):
+        return RecordSays.UNREADABLE(detail="not a record")
     return body
+
+
+def _extras_hold(body: dict[str, Any]) -> bool:
+    """The files the record lists beside the data are where, and named as, a record writes
+    them (in ``RECORD_DIR``: no run hashes or reads a file elsewhere because a record names
+    it), and each derived table's entry has its parts."""
+    try:
+        extra = body.get("llm_by_quarter")
+        if extra is not None and _File.of(extra).path != f"{RECORD_DIR}/{BY_QUARTER_NAME}":
+            return False
+        derived = body.get("derived") or {}
+        for name, entry in derived.items():
+            if not _DERIVED_NAME.fullmatch(name):
+                return False
+            if _File.of(entry["file"]).path != f"{RECORD_DIR}/{name}.parquet":
+                return False
+            rules, digest = entry["rules"], entry["digest"]
+            if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+                return False
+            if not isinstance(digest, str):
+                return False
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        return False
+    return True
 
 
 def _refused(folder: Path, files: Sequence[Path], body: dict[str, Any]) -> Message | dict[str, str]:
