@@ -645,7 +645,9 @@ def _by_hand(spans: list[dict[str, Any]], calls: list[dict[str, Any]]) -> dict[s
             retries += 1
             if i > 0:
                 backoff += max((c["start_us"] - leaf_calls[i - 1]["end_us"]) / 1000.0, 0.0)
-        elif c["state"] in failed and after is not None and after > 1:
+        # a failed attempt the next call retries, whether or not it was a retry itself: each
+        # retry attempt follows one retried failure
+        if c["state"] in failed and after is not None and after > 1:
             retried += 1
     tools = [s for s in leaves if s["kind"] == "tool"]
     return {
@@ -692,6 +694,14 @@ def _by_hand(spans: list[dict[str, Any]], calls: list[dict[str, Any]]) -> dict[s
             ("z", None, "tool", 50, 0),
             ("a", None, "tool", 50, 10),
         ]
+    ]
+)
+# a failed retry, itself retried: a retried failure as much as a failed first attempt is
+@example(
+    spans=[
+        ("p", "a", None, "llm", 0, 10, 1, "timeout", None, None, None),
+        ("p", "b", None, "llm", 20, 10, 2, "throttled", None, None, None),
+        ("p", "c", None, "llm", 40, 10, 3, "ok", None, None, None),
     ]
 )
 # wrappers (a model call around a call, tools around tools) form no step of their own
