@@ -400,13 +400,14 @@ def _file_sha256(path: Path) -> str | None:
 _ROW_REF = re.compile(r"(?s)(.+): row (\d+)")
 
 
-def _short_example(text: str, sources: Sequence[SourceFile], lang: str = "en") -> str:
-    """A set-aside example ("<path>: row 12") with the file named as the evidence table does,
-    and the row said in ``lang`` (Chinese: 第 12 行)."""
-    for s in sources:
-        if text.startswith(s.path + ":"):
-            text = trace_names([s.path for s in sources])[s.path] + text[len(s.path) :]
-            break  # (once per example: a few per reason)
+def _short_example(text: str, names: Mapping[str, str], lang: str = "en") -> str:
+    """A set-aside example ("<path>: row 12") with the file named as the evidence table does
+    (``names``: ``trace_names`` of the sources), and the row said in ``lang`` (Chinese: 第 12
+    行)."""
+    for path, name in names.items():
+        if text.startswith(path + ":"):
+            text = name + text[len(path) :]
+            break
     ref = _ROW_REF.fullmatch(text)
     if ref is None:
         return text
@@ -737,6 +738,7 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat | str) -> b
         raise UsageError(f"the report is not written as {fmt.value}; it is written as {known}")
     contract = inputs.contract
     ev = inputs.evaluation
+    names = trace_names([s.path for s in ev.sources])
     results = sorted(ev.results, key=_term_key(contract))
     windows, rows = _summary(contract, results)
     by_kind: dict[str, list[TermResult]] = {}
@@ -774,7 +776,7 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat | str) -> b
         "quality": ev.quality,
         "set_aside": sorted(ev.quality.set_aside.items()),
         "examples": {
-            k: [_short_example(x, ev.sources, language) for x in v]
+            k: [_short_example(x, names, language) for x in v]
             for k, v in sorted(ev.quality.examples.items())
         },
         "inputs": _inputs(contract, inputs.contract_file, ev.sources),

@@ -44,6 +44,7 @@ from typing import Any
 import ibis
 import ibis.expr.types as ir
 import pyarrow.parquet as pq
+import sqlglot as sg
 from ibis.backends.sql.datatypes import DuckDBType
 
 from slacheck.engine import Engine, EngineSession, copy_up_to_rows, engine_of
@@ -180,8 +181,8 @@ def write_record(
         by_quarter = _File(_rel(path, out), path.stat().st_size, sha256_of(path), _rows(path))
     kept: dict[str, Any] = {}
     if engine_of(traces.backend) is Engine.DUCKDB:
+        as_read = replace(traces, spans=used, set_aside_rows=bad, plain=True)
         for d in derived:
-            as_read = replace(traces, spans=used, set_aside_rows=bad, plain=True)
             kept[d.name] = _write_derived(as_read, d, out)
     lo, hi = traces.extent if traces.extent is not None else (None, None)
     body = {
@@ -220,17 +221,14 @@ def _write_derived(traces: Traces, d: Derived, out: Path) -> dict[str, Any]:
         for c, t in table.schema().items()
     )
     sql = f"SELECT {cols} FROM ({con.compile(table)})"
-    con.raw_sql(f"COPY ({sql}) TO '{_quoted(path)}' (FORMAT parquet)")
+    target = sg.exp.Literal.string(str(path)).sql("duckdb")
+    con.raw_sql(f"COPY ({sql}) TO {target} (FORMAT parquet)")
     listed = _File(_rel(path, out), path.stat().st_size, sha256_of(path), _rows(path))
     return {"file": listed.row(), "rules": list(d.rules), "digest": rules_digest(d.rules)}
 
 
-def _quoted(path: Path) -> str:
-    return str(path).replace("'", "''")
-
-
 def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+    return str(sg.to_identifier(name, quoted=True).sql("duckdb"))
 
 
 def _set_aside(bad: ir.Table, out: Path) -> tuple[dict[str, int], dict[str, list[tuple[str, str]]]]:
@@ -392,9 +390,9 @@ def _traces(
     if engine_of(session.backend) is Engine.DUCKDB:
         if extra is not None:
             by_quarter = session.register(pq.read_table(folder / str(extra[0])))
-        for name, entry in _derived(body).items():
-            rules = tuple(str(r) for r in entry["rules"])
-            if not all(_RULE_NAME.fullmatch(r) for r in rules) or not _DERIVED_NAME.fullmatch(name):
+        for name, entry in _derived(body).items():  # their shape checked (``_extras_hold``)
+            rules = tuple(entry["rules"])
+            if not all(_RULE_NAME.fullmatch(r) for r in rules):
                 continue
             if entry["digest"] == rules_digest(rules):  # else derived again, by today's rules
                 table = session.backend.read_parquet(folder / str(entry["file"][0]))
