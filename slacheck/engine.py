@@ -321,7 +321,47 @@ class EngineSession:
         )
         import ibis  # after PySpark: without it, ibis.pyspark itself fails to import
 
-        return ibis.pyspark.connect(session)
+        return unfused(ibis.pyspark.connect(session))
+
+
+_FUSING = threading.RLock()
+
+
+def unfused(backend: BaseBackend) -> BaseBackend:
+    """``backend`` compiling each expression without merging nested selects into one.
+
+    Ibis merges a select over a select by substituting the inner expressions into the outer
+    ones, judging each merge by walking both expression trees: about an eighth of the CPU of a
+    whole-contract check on a small trace (1.52 → 1.33 s), for the same rows and, on the 10 M
+    bench trace, the same CPU (the engines' planners do that merge themselves). Only the
+    backends slacheck makes are changed; Ibis's global option is turned off only while this
+    backend compiles (under a lock, so two threads compiling restore it alike)."""
+    base = type(backend.compiler)
+    with _FUSING:
+        if base not in _UNFUSED:
+            _UNFUSED[base] = _unfused_compiler(base)
+        backend.compiler = _UNFUSED[base]
+    return backend
+
+
+_UNFUSED: dict[type[Any], Any] = {}
+
+
+def _unfused_compiler(base: Any) -> Any:
+    class Unfused(base):  # type: ignore[misc]
+        def translate(self, op: Any, *, params: Any) -> Any:
+            import ibis
+
+            with _FUSING:
+                was = ibis.options.sql.fuse_selects
+                ibis.options.sql.fuse_selects = False
+                try:
+                    return super().translate(op, params=params)
+                finally:
+                    ibis.options.sql.fuse_selects = was
+
+    Unfused.__name__ = Unfused.__qualname__ = f"Unfused{base.__name__}"
+    return Unfused()
 
 
 def duckdb_connect(path: str = ":memory:") -> BaseBackend:
@@ -333,7 +373,7 @@ def duckdb_connect(path: str = ":memory:") -> BaseBackend:
     """
     import ibis
 
-    con = ibis.duckdb.connect(path)
+    con = unfused(ibis.duckdb.connect(path))
     # DuckDB draws a progress bar on stdout for a query of more than two seconds, even into a
     # pipe: it went into the middle of ``check --format json`` on a folder of Parquet
     con.raw_sql("SET enable_progress_bar = false")

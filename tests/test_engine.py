@@ -96,3 +96,22 @@ def test_duckdb_draws_no_progress_bar_on_stdout() -> None:
     )
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "False"
+
+
+def test_slacheck_backends_compile_unfused_and_leave_ibis_options_alone() -> None:
+    """slacheck's DuckDB backend compiles a select over a select as two (its engine merges
+    them); Ibis's own option is as it was, so another backend in the process still merges."""
+    import ibis
+
+    from slacheck.engine import duckdb_connect
+
+    con = duckdb_connect()
+    t = ibis.memtable({"a": [1, 2, 3]})
+    nested = t.mutate(b=t.a + 1)
+    nested = nested.mutate(c=nested.b * 2)
+    assert ibis.options.sql.fuse_selects is True
+    ours = con.compile(nested)
+    assert ibis.options.sql.fuse_selects is True
+    theirs = ibis.duckdb.connect().compile(nested)
+    assert ours.count("SELECT") == 2 and theirs.count("SELECT") == 1, (ours, theirs)
+    assert con.to_pyarrow(nested).to_pydict() == {"a": [1, 2, 3], "b": [2, 3, 4], "c": [4, 6, 8]}
