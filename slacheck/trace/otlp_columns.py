@@ -34,7 +34,7 @@ from slacheck.trace.otlp_values import (
 )
 from slacheck.trace.records import FIRST_TOKEN_END, STREAM_LOG_END, USAGE_SPELLINGS
 from slacheck.trace.schema import BY_NAME, COLUMNS, Kind, SetAside, Status
-from slacheck.trace.status import classify_expr
+from slacheck.trace.status import Findings, findings_expr
 
 # -- unnesting ----------------------------------------------------------------------------------
 
@@ -491,7 +491,43 @@ def canonical(
             derived, ibis.literal(DERIVED_PROVIDER), sources.get("provider", ibis.null(dt.string))
         )
 
-    t = found
+    # everything read so far is a stage of its own too: the status rules below refer to the
+    # error type, the HTTP status and the messages many times each (inlined, the statement was
+    # half a megabyte of SQL and five seconds of DuckDB's binding, for a file of two spans)
+    head = ibis.literal(";").join(defects)
+    staged: dict[str, ir.Value] = {
+        **{f"_o_{k}": v for k, v in out.items()},
+        **{f"_s_{k}": v for k, v in sources.items()},
+        "_defects": ibis.ifelse(head == "", ibis.null(dt.string), head),
+        "_kind": kind,
+        "_stream": stream_log,
+        "_ft_us": ft_us,
+        "_ft_bad": ft_bad,
+    }
+    t = barrier(found.mutate(**staged))
+    # and the status rules' findings over those columns, one more (``status.Findings``)
+    failed = stripped_expr(t.code).isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
+    error_type = t["_o_error_type"] if "error_type" in out else ibis.null(dt.string)
+    http = t["_o_http_status"] if "http_status" in out else ibis.null(dt.int64)
+    findings = findings_expr(
+        failed=failed,
+        error_type=error_type,
+        http_status=http,
+        exception_type=t.exception_type,
+        exception_message=t.exception_message,
+        message=t.message,
+    )
+    t = barrier(
+        t.mutate(
+            _failed=findings.failed, **{f"_f{i}": v for i, (v, _) in enumerate(findings.found)}
+        )
+    )
+    found_by = tuple((t[f"_f{i}"], label) for i, (_, label) in enumerate(findings.found))
+    status, status_source = Findings(t._failed, found_by).decided()
+    out = {k: t[f"_o_{k}"] for k in out}
+    sources = {k: t[f"_s_{k}"] for k in sources}
+    defects = [t._defects]
+    kind, stream_log, ft_us, ft_bad = t._kind, t._stream, t._ft_us, t._ft_bad
     start, start_bad = t._start, t._start_bad
     end, end_bad = t._end, t._end_bad
     defects += [
@@ -506,11 +542,7 @@ def canonical(
     from_first = (ft_us.cast("float64") - start.cast("float64")) / 1000.0
     out["ttft_ms"] = ibis.coalesce(from_first, out.get("ttft_ms", ibis.null(dt.float64)))
 
-    failed = stripped_expr(t.code).isin(["2", "STATUS_CODE_ERROR"]).fill_null(False)
     error_type = out.get("error_type", ibis.null(dt.string))
-    status, status_source = _status(
-        failed, error_type, out.get("http_status"), t.message, t.exception_type, t.exception_message
-    )
     derived = ibis.coalesce(t.exception_type.nullif(""), _error_class(t.message))
     out["error_type"] = ibis.ifelse(
         error_type.isnull() & (status != str(Status.OK)), derived, error_type
@@ -629,25 +661,6 @@ def _error_class(message: ir.StringValue) -> ir.StringValue:
         (cls != "", cls),
         (line.length() <= 100, line),
         else_=ibis.null(dt.string),
-    )
-
-
-def _status(
-    failed: ir.BooleanValue,
-    error_type: ir.StringValue,
-    http: ir.IntegerValue | None,
-    message: ir.StringValue,
-    exception_type: ir.StringValue,
-    exception_message: ir.StringValue,
-) -> tuple[ir.StringValue, ir.StringValue]:
-    """``status.set_status`` in the engine: (status, status_source), from the same table."""
-    return classify_expr(
-        failed=failed,
-        error_type=error_type,
-        http_status=http if http is not None else ibis.null(dt.int64),
-        exception_type=exception_type,
-        exception_message=exception_message,
-        message=message,
     )
 
 

@@ -198,7 +198,36 @@ def _extracted(text: ir.StringValue, pattern: str) -> ir.StringValue:
     return ibis.ifelse(found == "", ibis.null(dt.string), found)
 
 
-def classify_expr(
+@dataclass(frozen=True)
+class Findings:
+    """What ``classify`` looks at, as Ibis expressions: whether the call failed, and each rule's
+    finding in the order the rules are tried (a status, null when the rule finds none) with
+    the ``status_source`` it gives. ``decided`` makes them (status, status_source).
+
+    A caller may compute the findings as columns first (a stage of its own) and decide over
+    those: each finding is a lookup over the error texts, and the decision refers to each twice,
+    so inlined they make statements of hundreds of kilobytes."""
+
+    failed: ir.BooleanValue
+    found: tuple[tuple[ir.StringValue, str], ...]
+
+    def decided(self) -> tuple[ir.StringValue, ir.StringValue]:
+        """(status, status_source): OK for a call that did not fail, else the first finding."""
+        none = ibis.null(dt.string)
+        status = ibis.cases(
+            (~self.failed, ibis.literal(str(Status.OK))),
+            *((value.notnull(), value) for value, _ in self.found),
+            else_=ibis.literal(str(Status.UNCLASSIFIED)),
+        )
+        source = ibis.cases(
+            (~self.failed, none),
+            *((value.notnull(), ibis.literal(label)) for value, label in self.found),
+            else_=ibis.literal(str(StatusSource.FAILURE_ONLY)),
+        )
+        return status, source
+
+
+def findings_expr(
     *,
     failed: ir.BooleanValue,
     error_type: ir.StringValue,
@@ -207,8 +236,8 @@ def classify_expr(
     exception_message: ir.StringValue | None = None,
     message: ir.StringValue | None = None,
     r: StatusRules | None = None,
-) -> tuple[ir.StringValue, ir.StringValue]:
-    """``classify`` as Ibis expressions: (status, status_source)."""
+) -> Findings:
+    """``classify``'s findings as Ibis expressions (``Findings.decided`` decides)."""
     r = r or rules()
     t = r.table
     none = ibis.null(dt.string)
@@ -230,23 +259,20 @@ def classify_expr(
             candidates.append(
                 (_key_expr(found.re_replace(r"^[ \t\r\n]+|[ \t\r\n]+$", "")), StatusSource.MESSAGE)
             )
-    cases: list[tuple[ir.BooleanValue, ir.StringValue, str]] = []
+    cases: list[tuple[ir.StringValue, str]] = []
     for key, source in candidates:
-        status = _lookup(key, r.specific)
-        cases.append((status.notnull(), status, _src(source, "class")))
-    by_http = _http_expr(http_status, t)
-    cases.append((by_http.notnull(), by_http, _src(StatusSource.HTTP_STATUS, "code")))
+        cases.append((_lookup(key, r.specific), _src(source, "class")))
+    cases.append((_http_expr(http_status, t), _src(StatusSource.HTTP_STATUS, "code")))
     is_code = error_type.re_search(_CODE).fill_null(False)
     by_type = _http_expr(ibis.ifelse(is_code, error_type, none).cast("int64"), t)
-    cases.append((by_type.notnull(), by_type, _src(StatusSource.ERROR_TYPE, "code")))
+    cases.append((by_type, _src(StatusSource.ERROR_TYPE, "code")))
     for text in msgs:
         low = text.lower()
         for pattern in t.code_patterns:
             by_msg = _http_expr(_extracted(low, pattern).cast("int64"), t)
-            cases.append((by_msg.notnull(), by_msg, _src(StatusSource.MESSAGE, "code")))
+            cases.append((by_msg, _src(StatusSource.MESSAGE, "code")))
     for key, source in candidates:
-        status = _lookup(key, r.generic)
-        cases.append((status.notnull(), status, _src(source, "generic")))
+        cases.append((_lookup(key, r.generic), _src(source, "generic")))
     texts = [
         (error_type, StatusSource.ERROR_TYPE),
         (exc_type, StatusSource.EXCEPTION_TYPE),
@@ -255,18 +281,32 @@ def classify_expr(
     for keyword in t.keywords:
         for text, source in texts:
             hit = text.lower().re_replace(_SQUASH, "").re_search(keyword.pattern).fill_null(False)
-            cases.append((hit, ibis.literal(str(keyword.status)), _src(source, "keyword")))
-    status = ibis.cases(
-        (~failed, ibis.literal(str(Status.OK))),
-        *((hit.fill_null(False), value) for hit, value, _ in cases),
-        else_=ibis.literal(str(Status.UNCLASSIFIED)),
-    )
-    source = ibis.cases(
-        (~failed, none),
-        *((hit.fill_null(False), ibis.literal(label)) for hit, _, label in cases),
-        else_=ibis.literal(str(StatusSource.FAILURE_ONLY)),
-    )
-    return status, source
+            cases.append(
+                (ibis.ifelse(hit, ibis.literal(str(keyword.status)), none), _src(source, "keyword"))
+            )
+    return Findings(failed, tuple(cases))
+
+
+def classify_expr(
+    *,
+    failed: ir.BooleanValue,
+    error_type: ir.StringValue,
+    http_status: ir.IntegerValue,
+    exception_type: ir.StringValue | None = None,
+    exception_message: ir.StringValue | None = None,
+    message: ir.StringValue | None = None,
+    r: StatusRules | None = None,
+) -> tuple[ir.StringValue, ir.StringValue]:
+    """``classify`` as Ibis expressions: (status, status_source)."""
+    return findings_expr(
+        failed=failed,
+        error_type=error_type,
+        http_status=http_status,
+        exception_type=exception_type,
+        exception_message=exception_message,
+        message=message,
+        r=r,
+    ).decided()
 
 
 #: every status a canonical table may hold, the legacy one included
