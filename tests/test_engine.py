@@ -72,16 +72,6 @@ def _tables(con: Any) -> list[str]:
     return [r[0] for r in rows if r[0].startswith("slacheck_")]
 
 
-def test_a_spark_run_is_quiet_unless_verbose(generated_parquet: Path) -> None:
-    """No JVM warnings, log lines or stage progress bars on stderr."""
-    exe = Path(sys.executable).with_name("slacheck")
-    args = [str(exe), "traces", "inspect", str(generated_parquet), "--engine", "spark"]
-    res = subprocess.run([*args, "--format", "json"], capture_output=True, text=True, check=False)
-    assert res.returncode == 0, res.stderr
-    assert res.stderr == ""
-    assert '"spans"' in res.stdout
-
-
 def test_duckdb_draws_no_progress_bar_on_stdout() -> None:
     """DuckDB's progress bar (drawn on stdout for a query of more than two seconds, into a
     pipe too) went into ``check --format json``'s output on a folder. Asked in a process of
