@@ -162,7 +162,7 @@ def test_below_the_threshold_python_reads(lines: list[Path], monkeypatch: Any) -
 
 
 @pytest.mark.spark
-@pytest.mark.slow  # a wide query Spark takes minutes to plan: make test-all runs it
+@pytest.mark.slow  # a wide query on Spark, about 75 s: make test-all runs it
 def test_spark_reads_the_same_rows(lines: list[Path]) -> None:
     small = [lines[0], lines[-2], lines[-1]]  # GenAI fixture, base64 ids, generated traffic
     _same(_engine(small, Engine.SPARK), _python(small))

@@ -120,7 +120,7 @@ def test_check_reads_a_parquet_url_on_spark_from_the_command_line(
 
 
 @pytest.mark.spark
-@pytest.mark.slow  # Spark takes minutes to plan the OTLP flattening: make test-all runs it
+@pytest.mark.slow  # the OTLP flattening on Spark, about 75 s: make test-all runs it
 def test_otlp_lines_read_by_url_on_spark_are_the_local_reading(tmp_path: Path) -> None:
     folder = tmp_path / "otel"
     folder.mkdir()
