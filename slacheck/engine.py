@@ -335,7 +335,12 @@ def unfused(backend: BaseBackend) -> BaseBackend:
     whole-contract check on a small trace (1.52 → 1.33 s), for the same rows and, on the 10 M
     bench trace, the same CPU (the engines' planners do that merge themselves). Only the
     backends slacheck makes are changed; Ibis's global option is turned off only while this
-    backend compiles (under a lock, so two threads compiling restore it alike)."""
+    backend compiles (under a lock, so two threads compiling restore it alike). With an Ibis
+    that has no such option the backend is left as it is."""
+    import ibis
+
+    if not hasattr(ibis.options.sql, "fuse_selects"):  # an Ibis without the option: as it is
+        return backend
     base = type(backend.compiler)
     with _FUSING:
         if base not in _UNFUSED:
@@ -349,14 +354,14 @@ _UNFUSED: dict[type[Any], Any] = {}
 
 def _unfused_compiler(base: Any) -> Any:
     class Unfused(base):  # type: ignore[misc]
-        def translate(self, op: Any, *, params: Any) -> Any:
+        def translate(self, op: Any, *args: Any, **kwargs: Any) -> Any:
             import ibis
 
             with _FUSING:
                 was = ibis.options.sql.fuse_selects
                 ibis.options.sql.fuse_selects = False
                 try:
-                    return super().translate(op, params=params)
+                    return super().translate(op, *args, **kwargs)
                 finally:
                     ibis.options.sql.fuse_selects = was
 
