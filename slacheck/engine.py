@@ -325,6 +325,8 @@ class EngineSession:
 
 
 _FUSING = threading.RLock()
+#: each Ibis compiler class, subclassed once to compile unfused
+_UNFUSED: dict[type[Any], Any] = {}
 
 
 def unfused(backend: BaseBackend) -> BaseBackend:
@@ -347,9 +349,6 @@ def unfused(backend: BaseBackend) -> BaseBackend:
             _UNFUSED[base] = _unfused_compiler(base)
         backend.compiler = _UNFUSED[base]
     return backend
-
-
-_UNFUSED: dict[type[Any], Any] = {}
 
 
 def _unfused_compiler(base: Any) -> Any:

@@ -197,12 +197,18 @@ def _edit_count(folder: Path) -> None:
     at.write_text(json.dumps(doc))
 
 
-def _other_version(folder: Path) -> None:
+def _consistent(folder: Path, edit: Any) -> None:
+    """The record's body changed by ``edit``, its checksum made anew (a crafted record)."""
     at = folder / record.RECORD_DIR / record.RECORD_NAME
     doc = json.loads(at.read_text())
-    doc["body"]["slacheck"] = "0.0.1"
-    doc["sha256"] = record._digest(doc["body"])  # a consistent record, of another version
+    edit(doc["body"])
+    doc["sha256"] = record._digest(doc["body"])
     at.write_text(json.dumps(doc))
+
+
+def _other_version(folder: Path) -> None:
+    """A consistent record, of another version."""
+    _consistent(folder, lambda body: body.__setitem__("slacheck", "0.0.1"))
 
 
 def _day(folder: Path) -> Path:
@@ -258,13 +264,13 @@ def test_a_record_that_does_not_hold_is_refused_and_the_passes_run(
 def _calls_rules(folder: Path, rules: list[str], digest: str | None = None) -> None:
     """The record, consistent (its checksum made anew), saying the kept tables were derived
     under ``rules`` with ``digest`` (their digest today when None)."""
-    at = folder / record.RECORD_DIR / record.RECORD_NAME
-    doc = json.loads(at.read_text())
-    for entry in doc["body"]["derived"].values():
-        entry["rules"] = rules
-        entry["digest"] = digest or record.rules_digest(tuple(rules))
-    doc["sha256"] = record._digest(doc["body"])
-    at.write_text(json.dumps(doc))
+
+    def edit(body: dict[str, Any]) -> None:
+        for entry in body["derived"].values():
+            entry["rules"] = rules
+            entry["digest"] = digest or record.rules_digest(tuple(rules))
+
+    _consistent(folder, edit)
 
 
 @pytest.mark.parametrize(
@@ -329,15 +335,6 @@ def test_the_command_keeps_the_tables_up_to_the_bound_and_a_run_reads_them_only_
     assert recorded.kept(t, recorded.CALLS) is None and recorded.kept(t, recorded.TASKS) is None
     assert context.Metering(c, t).calls is not t.derived[recorded.CALLS].table
     assert evaluate(c, t).to_dict() == read
-
-
-def _consistent(folder: Path, edit: Any) -> None:
-    """The record's body changed by ``edit``, its checksum made anew (a crafted record)."""
-    at = folder / record.RECORD_DIR / record.RECORD_NAME
-    doc = json.loads(at.read_text())
-    edit(doc["body"])
-    doc["sha256"] = record._digest(doc["body"])
-    at.write_text(json.dumps(doc))
 
 
 _CRAFTED = {

@@ -1,7 +1,8 @@
 """How a call ended: its status class, read by the rule of ``conventions.yaml``'s ``status``
-section, once for the Python JSON readers (``classify``) and once as an Ibis expression for the
-engine's reader and for legacy statuses (``classify_expr``). Both are generated from the same
-``StatusRules``, and a property test holds them to the same answer per span.
+section, once for the Python JSON readers (``classify``) and once as Ibis expressions for the
+engine's reader and for legacy statuses (``findings_expr``, decided by ``Findings.decided``).
+Both are generated from the same ``StatusRules``, and a property test holds them to the same
+answer per span.
 
 The order of the sources is documented in ``conventions.yaml``: a specific exception class
 (error type, exception event, a class written in a message), then an HTTP status code (recorded,
@@ -287,28 +288,6 @@ def findings_expr(
     return Findings(failed, tuple(cases))
 
 
-def classify_expr(
-    *,
-    failed: ir.BooleanValue,
-    error_type: ir.StringValue,
-    http_status: ir.IntegerValue,
-    exception_type: ir.StringValue | None = None,
-    exception_message: ir.StringValue | None = None,
-    message: ir.StringValue | None = None,
-    r: StatusRules | None = None,
-) -> tuple[ir.StringValue, ir.StringValue]:
-    """``classify`` as Ibis expressions: (status, status_source)."""
-    return findings_expr(
-        failed=failed,
-        error_type=error_type,
-        http_status=http_status,
-        exception_type=exception_type,
-        exception_message=exception_message,
-        message=message,
-        r=r,
-    ).decided()
-
-
 #: every status a canonical table may hold, the legacy one included
 KNOWN = frozenset({*(str(s) for s in Status), LEGACY_ERROR})
 
@@ -330,9 +309,9 @@ def status_of(
 ) -> tuple[ir.StringValue, ir.StringValue]:
     """``status_class_expr`` and what classified the row: its ``status_source`` as a reader
     wrote it, or for a legacy status ``legacy:`` and the source the rule found."""
-    legacy, source = classify_expr(
+    legacy, source = findings_expr(
         failed=ibis.literal(True), error_type=error_type, http_status=http_status
-    )
+    ).decided()
     none = ibis.null(dt.string)
     current = status.isin([str(s) for s in Status])
     cls = ibis.cases((status.isnull(), none), (current, status), else_=legacy)
@@ -347,10 +326,11 @@ def status_of(
 
 __all__ = [
     "KNOWN",
+    "Findings",
     "StatusRules",
     "classify",
-    "classify_expr",
     "error_class",
+    "findings_expr",
     "rules",
     "set_status",
     "status_class_expr",
