@@ -384,7 +384,7 @@ def _traces(
     # (which ingestion copies into the engine when small, ``copy_up_to_rows``) canonical Parquet
     # needs no mapping, typing or classifying on a read, and with the kept calls and tasks few
     # queries read the spans. Copying 1 M spans cost more than it saved: the demo contract's
-    # check 5.0 → 3.5 s of CPU (2.8 → 2.4 s at 200 k spans; 6.5 → 5.0 s without kept tables)
+    # check 5.0 → 3.5 s of CPU (2.8 → 2.4 s at 200 k spans; 6.5 → 5.5 s without kept tables)
     spans, bad = _tables(session.backend, session, files, folder, orphans=quality.orphans > 0)
     by_quarter = None
     derived: dict[str, Kept] = {}
