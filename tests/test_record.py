@@ -243,6 +243,62 @@ _CHANGES = {
 }
 
 
+_RULES = '''"""Rules."""
+
+LIMIT = 5  # five
+
+def f(x):
+    return x + "#not a comment"
+'''
+
+
+@pytest.mark.parametrize(
+    ("edited", "same"),
+    [
+        (_RULES.replace("# five", "# five, measured again 2026-12-07"), True),
+        ("# a note\n" + _RULES.replace("def f", "\n\ndef f") + "   \n# the end\n", True),
+        (_RULES.replace("    return", "    # why: the tail\n    return"), True),
+        (_RULES.replace("\n", "\r\n"), True),
+        (_RULES.replace("LIMIT = 5", "LIMIT = 6"), False),
+        (_RULES.replace("#not a comment", "# not a comment"), False),  # a string, not a comment
+        (_RULES.replace('"""Rules."""', '"""The rules."""'), False),
+        (_RULES.replace("LIMIT = 5  # five", "LIMIT = 5 if True else 4  # five"), False),
+    ],
+    ids=[
+        "a comment edited",
+        "comments and blank lines added",
+        "a comment line in a function",
+        "CRLF line ends",
+        "a constant",
+        "a string holding a hash sign",
+        "a docstring",
+        "an expression",
+    ],
+)
+def test_the_rules_digest_reads_code_not_comments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edited: str, same: bool
+) -> None:
+    """A comment-only edit of a rule module (the comments here carry measurements) keeps the
+    rules digest, so no record is refused for it; any edit of code, strings or docstrings
+    changes it."""
+    import importlib
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = tmp_path / "slacheck_probe_rules.py"
+
+    def digest(text: str) -> str:
+        module.write_bytes(text.encode("utf-8"))
+        importlib.invalidate_caches()
+        record.rules_digest.cache_clear()
+        return record.rules_digest(("slacheck_probe_rules",))
+
+    try:
+        assert (digest(edited) == digest(_RULES)) is same
+        assert digest(_RULES) != record.rules_digest(("slacheck_probe_absent",))
+    finally:
+        record.rules_digest.cache_clear()
+
+
 @pytest.mark.parametrize("change", sorted(_CHANGES))
 def test_a_record_that_does_not_hold_is_refused_and_the_passes_run(
     tmp_path: Path, change: str

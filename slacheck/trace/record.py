@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import json
 import os
 import re
+import tokenize
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -491,7 +493,8 @@ def rules_digest(modules: tuple[str, ...] = _RULE_MODULES) -> str:
 
 
 def _source(name: str) -> bytes:
-    """The bytes of module ``name``, or of a data file a package ships (``package:file``)."""
+    """The bytes of module ``name`` as ``_code`` keeps them, or of a data file a package ships
+    (``package:file``)."""
     try:
         if ":" in name:
             package, file = name.split(":", 1)
@@ -500,7 +503,26 @@ def _source(name: str) -> bytes:
     except (ImportError, OSError, ValueError):
         return b"?"
     origin = None if spec is None else spec.origin
-    return Path(origin).read_bytes() if origin and os.path.isfile(origin) else b"?"
+    return _code(Path(origin).read_bytes()) if origin and os.path.isfile(origin) else b"?"
+
+
+def _code(source: bytes) -> bytes:
+    """Python source without its comments, trailing spaces and blank lines: the rules, not the
+    notes on them. A comment-only edit (the comments here carry measurements) then refuses no
+    record and derives no kept table again; every other edit, a docstring's too, still does.
+    Source that does not tokenize is taken whole."""
+    try:
+        tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
+        text = source.decode(tokens[0].string)  # the ENCODING token
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, IndexError):
+        return source
+    # lines as tokenize numbers them (split at \n only: a form feed is no line end there)
+    lines = text.split("\n")
+    for tok in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
+        (row, col), (_, end) = tok.start, tok.end  # a comment never spans lines
+        lines[row - 1] = lines[row - 1][:col] + lines[row - 1][end:]
+    kept = (line.rstrip() for line in lines)
+    return "\n".join(line for line in kept if line).encode("utf-8")
 
 
 def _digest(body: dict[str, Any]) -> str:
