@@ -507,22 +507,28 @@ def _source(name: str) -> bytes:
 
 
 def _code(source: bytes) -> bytes:
-    """Python source without its comments, trailing spaces and blank lines: the rules, not the
-    notes on them. A comment-only edit (the comments here carry measurements) then refuses no
-    record and derives no kept table again; every other edit, a docstring's too, still does.
-    Source that does not tokenize is taken whole."""
+    """Python source without its comments and the lines only a comment or nothing held: the
+    rules, not the notes on them. A comment-only edit (the comments here carry measurements)
+    then refuses no record and derives no kept table again; every other edit, of code, strings
+    (a blank line inside one too) or docstrings, still does. Line ends are read as Python reads
+    them (CRLF as LF). Source that does not tokenize is taken whole."""
     try:
         tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
         text = source.decode(tokens[0].string)  # the ENCODING token
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, IndexError):
         return source
     # lines as tokenize numbers them (split at \n only: a form feed is no line end there)
-    lines = text.split("\n")
-    for tok in reversed([t for t in tokens if t.type == tokenize.COMMENT]):
-        (row, col), (_, end) = tok.start, tok.end  # a comment never spans lines
-        lines[row - 1] = lines[row - 1][:col] + lines[row - 1][end:]
-    kept = (line.rstrip() for line in lines)
-    return "\n".join(line for line in kept if line).encode("utf-8")
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    for tok in tokens:
+        if tok.type == tokenize.COMMENT:  # never inside a string, never over two lines
+            (row, col), (_, end) = tok.start, tok.end
+            lines[row - 1] = lines[row - 1][:col].rstrip() + lines[row - 1][end:]
+    # NL ends a line that ends no statement: blank, a comment's, or inside brackets (which
+    # hold code, so stay); a line inside a string is never one
+    gone = {
+        t.start[0] for t in tokens if t.type == tokenize.NL and not lines[t.start[0] - 1].strip()
+    }
+    return "\n".join(line for row, line in enumerate(lines, 1) if row not in gone).encode("utf-8")
 
 
 def _digest(body: dict[str, Any]) -> str:
