@@ -38,6 +38,7 @@ class Reason(StrEnum):
     TOO_DEEP = "too_deeply_nested"
     NOT_UTF8 = "not_utf8"
     DUPLICATE_KEY = "duplicate_key"
+    CHANGED_WHILE_READ = "changed_while_read"
 
 
 @dataclass(frozen=True, slots=True)

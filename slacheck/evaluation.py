@@ -47,6 +47,7 @@ def run_checks(ctx: CheckContext, *, only: Iterable[str] | None = None) -> Evalu
     report(Step(Stage.CHECK, len(names), len(names)))
     results = _with_coverage(ctx, results)
     traces = ctx.traces
+    traces.verify_unchanged()  # no verdict on a file written while it was read
     return Evaluation(
         contract=ctx.contract,
         results=tuple(results),

@@ -127,6 +127,21 @@ def open_regular(path: Path, error: type[InputError], what: str = "file") -> Ite
         yield fh
 
 
+#: what says a file is still the one read: device, inode, size, modification and change times
+#: (ns). A write, a truncation or a file moved over it changes one of them; the change time
+#: cannot be set back by a program, so neither can a writer that restores the others
+Stamp = tuple[int, int, int, int, int]
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    """``path``'s ``Stamp`` now, or None when it cannot be read (gone, no longer accessible)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def sha256_of(path: Path) -> str:
     """SHA-256 of the file's bytes as they are (what ``sha256sum`` prints), read in blocks."""
     h = hashlib.sha256()

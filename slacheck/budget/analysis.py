@@ -368,6 +368,7 @@ def analyse(traces: Traces, metering: Metering | None = None) -> Budget:
     if traces.quality.rows_set_aside:  # else there is nothing to count
         bad = traces.set_aside_rows
         lost = int(bad.filter((bad.kind == "llm").fill_null(False)).count().execute())
+    traces.verify_unchanged()  # no budget of a file written while it was read
     return _with_notes(replace(budget, calls_set_aside=lost))
 
 

@@ -43,7 +43,7 @@ def prepare_accept(
     if ctx.traces is not traces or ctx.period is not None:
         raise UsageError("the metering run given is not over all of these traces")
     laid = contract_windows(contract, kind, span) if span is not None else ctx.windows(kind)
-    return AcceptInputs(
+    inputs = AcceptInputs(
         contract,
         # the field check asks of all the traces given (its own rule), on the same calls
         check_fields(contract, traces, ctx),
@@ -53,6 +53,8 @@ def prepare_accept(
         period,
         tuple(_window_traffic(ctx, w) for w in laid),
     )
+    traces.verify_unchanged()  # no count of a file written while it was read
+    return inputs
 
 
 def _window_traffic(ctx: Metering, w: CalendarWindow) -> AcceptWindow:

@@ -71,6 +71,7 @@ def prepare_claim(
     credits = contract.credits
     as_of = issued if issued is not None else dt.datetime.now(contract.zone).date()
     rows = affected_calls(ctx, windows)
+    traces.verify_unchanged()  # no claim on a file written while it was read
     return ClaimPack(
         contract=contract,
         window=w.label,

@@ -28,7 +28,9 @@ def metering_run(contract: Contract, traces: Traces, period: str | None = None) 
 def prepare_fields(contract: Contract, traces: Traces, *, period: str | None = None) -> FieldCheck:
     """The eight-item field check and the metering mismatches, on the traces of ``period``
     (``2026-07``, ``2026-Q3``) when given, else on all of them."""
-    return check_fields(contract, traces, metering_run(contract, traces, period))
+    result = check_fields(contract, traces, metering_run(contract, traces, period))
+    traces.verify_unchanged()  # no count of a file written while it was read
+    return result
 
 
 def no_window(run: Metering, period: str | None = None) -> Message | None:

@@ -68,7 +68,7 @@ def prepare_report(
         claimed, [r.window for r in evaluation.results if r.kind == TermKind.AVAILABILITY]
     )
     lo, hi = ctx.data_range
-    return ReportInputs(
+    inputs = ReportInputs(
         contract=contract,
         period=period,
         evaluation=evaluation,
@@ -85,6 +85,8 @@ def prepare_report(
         contract_file=contract_file,
         claimed=frozenset(claimed),
     )
+    traces.verify_unchanged()  # no figure of a file written while it was read
+    return inputs
 
 
 def _run(

@@ -45,6 +45,8 @@ def convert(traces: Traces, folder: Path, derived: Sequence[Derived] = ()) -> Co
             written = [p for p in trace_files([out]) if p.is_file()]
             if written:
                 write_record(traces, out, written, derived)
+            # no folder, and no record of facts, from a file written while it was read
+            traces.verify_unchanged()
         except Exception as exc:
             said = _write_refused(exc)
             if said is None:

@@ -16,7 +16,7 @@ from ibis.backends import BaseBackend
 
 from slacheck.engine import Engine, EngineConfig, EngineSession, copy_up_to_rows, engine_of
 from slacheck.errors import Problem, Reason, TraceInputError, UsageError
-from slacheck.inputs import reading, regular_file_problem, sha256_of
+from slacheck.inputs import Stamp, reading, regular_file_problem, sha256_of, stamp_of
 from slacheck.outputs import raise_if_signalled
 from slacheck.progress import Stage, Step, report
 from slacheck.trace.keys import pair_key
@@ -153,6 +153,8 @@ def ingest(
     parts: list[ir.Table] = []
     arrow_parts: list[pa.Table] = []
     sources: list[SourceFile] = []
+    #: each file as it was before its first byte was read (``Traces.verify_unchanged``)
+    stamps: dict[str, Stamp | None] = {}
     problems: list[Problem] = []
     #: OTLP JSON-lines files the engine reads, in one scan after the loop (index in sources)
     engine_bound: list[tuple[int, Path]] = []
@@ -176,6 +178,7 @@ def ingest(
         if not_regular is not None:
             problems.append(not_regular)
             continue
+        stamps[str(path)] = stamp_of(path)
         by = READ_BY_ENGINE
         try:
             kind = fmt or detect(path)
@@ -245,7 +248,7 @@ def ingest(
     # where the input is small (``copy_up_to_rows``)
     copy = engine_of(con) is Engine.SPARK or rows <= copy_up_to_rows()
     traces = _quality(session, raw, tuple(sources), materialise=copy)
-    return traces if refused is None else replace(traces, record_refused=refused)
+    return replace(traces, stamps=stamps, record_refused=refused)
 
 
 #: OTLP JSON-lines files of at least this many bytes are read by the engine (0: all of them)

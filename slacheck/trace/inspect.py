@@ -162,7 +162,7 @@ def summarize(traces: Traces) -> TraceSummary:
         for c in COLUMNS
         if c.name not in _SKIP
     )
-    return TraceSummary(
+    summary = TraceSummary(
         statuses=_statuses(t),
         facts=fact_sources(t),
         spans=int(row["spans"]),
@@ -174,6 +174,8 @@ def summarize(traces: Traces) -> TraceSummary:
         quality=traces.quality,
         sources=traces.sources,
     )
+    traces.verify_unchanged()  # no summary of a file written while it was read
+    return summary
 
 
 def fact_sources(t: Any) -> tuple[FactSources, ...]:

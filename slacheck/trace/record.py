@@ -50,7 +50,7 @@ import sqlglot as sg
 from ibis.backends.sql.datatypes import DuckDBType
 
 from slacheck.engine import Engine, EngineSession, engine_of
-from slacheck.inputs import regular_file_problem, sha256_of
+from slacheck.inputs import Stamp, regular_file_problem, sha256_of, stamp_of
 from slacheck.messages import NC_, Message, MessageCode
 from slacheck.progress import Stage, Step, report
 from slacheck.trace.reasons import reason_expr
@@ -274,7 +274,9 @@ def from_record(session: EngineSession, folder: Path, files: Sequence[Path]) -> 
     refused = _refused(folder, files, body)
     if isinstance(refused, Message):
         return Recorded(refused=refused)
-    return Recorded(traces=_traces(session, folder, files, body, refused))
+    hashes, stamps = refused
+    traces = _traces(session, folder, files, body, hashes)
+    return Recorded(traces=replace(traces, stamps=stamps))
 
 
 def _body(at: Path) -> dict[str, Any] | Message:
@@ -321,8 +323,11 @@ def _extras_hold(body: dict[str, Any]) -> bool:
     return True
 
 
-def _refused(folder: Path, files: Sequence[Path], body: dict[str, Any]) -> Message | dict[str, str]:
-    """Why the data files are not those recorded, or each one's SHA-256 (they are)."""
+def _refused(
+    folder: Path, files: Sequence[Path], body: dict[str, Any]
+) -> Message | tuple[dict[str, str], dict[str, Stamp | None]]:
+    """Why the data files are not those recorded, or (they are) each one's SHA-256 and the
+    ``Stamp`` of each file a run reads (data and kept tables), taken before it was hashed."""
     recorded = {f.path: f for f in map(_File.of, body["files"])}
     here = {_rel(p, folder): p for p in files}
     for rel in sorted(here):
@@ -335,12 +340,13 @@ def _refused(folder: Path, files: Sequence[Path], body: dict[str, Any]) -> Messa
     for extra in _extras(body):
         recorded[extra.path] = extra
         checked[extra.path] = folder / extra.path
+    # each file as it is before a byte of it is read (``Traces.verify_unchanged``)
+    stamps: dict[str, Stamp | None] = {}
     for rel, path in checked.items():  # sizes first: a changed size needs no hash
-        try:
-            size = path.stat().st_size
-        except OSError:
+        stamp = stamps[str(path)] = stamp_of(path)
+        if stamp is None:
             return RecordSays.REMOVED(file=str(path))
-        if size != recorded[rel].size:
+        if stamp[2] != recorded[rel].size:
             return RecordSays.CHANGED(file=str(path))
     report(Step(Stage.READ, 0, len(files), 0, 0, sum(f.size for f in recorded.values())))
     hashes: dict[str, str] = {}
@@ -349,7 +355,7 @@ def _refused(folder: Path, files: Sequence[Path], body: dict[str, Any]) -> Messa
         if h != recorded[rel].sha256:
             return RecordSays.CHANGED(file=str(path))
         hashes[rel] = h
-    return hashes
+    return hashes, stamps
 
 
 def _traces(

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import ibis.expr.types as ir
 from ibis.backends import BaseBackend
 
 from slacheck.engine import Engine, EngineSession, engine_of
+from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.inputs import Stamp, stamp_of
 from slacheck.messages import Message
 from slacheck.trace.results import Quality, SourceFile
 
@@ -62,7 +65,30 @@ class Traces:
     #: tables the folder's record keeps, derived from the usable rows (``trace.record.Derived``),
     #: by name, where their rules still hold: a stage reads one instead of deriving it again
     derived: Mapping[str, Kept] = field(default_factory=dict, repr=False, compare=False)
+    #: every local file the spans are read from (the inputs, or a converted folder's data and
+    #: kept tables), as it was before its first byte was read (``inputs.Stamp``): queries read
+    #: files in place, so one written meanwhile would give counts of two versions
+    stamps: Mapping[str, Stamp | None] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def engine(self) -> Engine:
         return engine_of(self.backend)
+
+    def verify_unchanged(self) -> None:
+        """Raise ``TraceInputError`` (one problem per file) when a file the spans are read from
+        is not as it was before it was read: written, truncated, replaced or removed since.
+        Every stage that returns results calls it last, so no verdict, count or record rests
+        on a file that changed under the queries (a trace a collector is still writing, say)."""
+        changed = [
+            Problem(
+                path,
+                "changed while slacheck read it (written, replaced or removed): the results "
+                "would count two versions of the file, so none are given",
+                Reason.CHANGED_WHILE_READ,
+                fix="run again once nothing writes to it, or on a copy of it",
+            )
+            for path, before in self.stamps.items()
+            if stamp_of(Path(path)) != before
+        ]
+        if changed:
+            raise TraceInputError(changed)
