@@ -1,4 +1,6 @@
-"""A trace file written while slacheck reads it gives no result.
+"""A trace file written while slacheck reads it gives no result; a document states the SHA-256
+of the contract bytes its terms were read from, and none is made from a contract file edited
+meanwhile.
 
 Queries read the trace files in place (and a small input is copied only once ingestion has
 hashed it), so a file a collector is still writing would give counts of two versions of it and a
@@ -13,6 +15,7 @@ hook the terminal's progress line uses) appends to the file when the run reaches
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -23,12 +26,13 @@ from typer.testing import CliRunner
 
 from slacheck.budget import analyse
 from slacheck.cli import app
-from slacheck.contract.load import load_contract
-from slacheck.errors import Reason, TraceInputError
+from slacheck.contract.load import load_contract, read_contract
+from slacheck.errors import ContractInvalid, Reason, TraceInputError
 from slacheck.evaluation import evaluate
 from slacheck.metering import recorded
 from slacheck.prepare import prepare_accept, prepare_claim, prepare_fields, prepare_report
 from slacheck.progress import Stage, Step, reporting
+from slacheck.render.documents import DocFormat, render_memo, render_report
 from slacheck.trace.convert import convert
 from slacheck.trace.generate import TrafficProfile, generate, write
 from slacheck.trace.ingest import ingest
@@ -169,3 +173,77 @@ def test_the_command_exits_2_naming_the_file_and_prints_no_verdict(
     assert str(path) in res.stderr and "changed while slacheck read it" in res.stderr
     assert "Traceback" not in res.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+# -- the contract file: the report states the SHA-256 of the bytes its terms were read from ------
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_report_states_the_hash_of_the_contract_bytes_read(
+    tmp_path: Path, table: object
+) -> None:
+    trace = _trace(tmp_path, table, "parquet")
+    path = tmp_path / "contract.yaml"
+    path.write_bytes(DEMO.read_bytes())
+    loaded = read_contract(path)
+    assert loaded.sha256 == _sha256(path)
+    traces = ingest([trace])
+    inputs = prepare_report(
+        loaded.contract, traces, period=MONTH, contract_file=path, contract_sha256=loaded.sha256
+    )
+    assert inputs.contract_sha256 == loaded.sha256
+    assert loaded.sha256 in render_report(inputs, lang="en", fmt=DocFormat.MD).decode()
+    # the file edited after it was read: the figures are refused, not stated under its new hash
+    path.write_text(DEMO.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    with pytest.raises(ContractInvalid) as exc:
+        prepare_report(
+            loaded.contract,
+            traces,
+            period=MONTH,
+            contract_file=path,
+            contract_sha256=loaded.sha256,
+        )
+    (problem,) = exc.value.problems
+    assert (problem.code, problem.file) == (Reason.CHANGED_WHILE_READ, str(path))
+
+
+def test_the_memo_states_the_hash_of_the_bytes_reviewed(tmp_path: Path) -> None:
+    path = tmp_path / "contract.yaml"
+    path.write_bytes(DEMO.read_bytes())
+    loaded = read_contract(path)
+    path.write_text(DEMO.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    memo = render_memo(
+        loaded.contract,
+        lang="en",
+        fmt=DocFormat.MD,
+        contract_file=path,
+        contract_sha256=loaded.sha256,
+    ).decode()
+    assert loaded.sha256 is not None and loaded.sha256 in memo
+    assert _sha256(path) not in memo
+
+
+def test_a_contract_edited_during_the_report_command_gives_no_report(
+    tmp_path: Path, table: object
+) -> None:
+    trace = _trace(tmp_path, table, "parquet")
+    path = tmp_path / "contract.yaml"
+    path.write_bytes(DEMO.read_bytes())
+    out = tmp_path / "report.md"
+    args = ["report", str(path), str(trace), "--period", MONTH, "-o", str(out)]
+
+    def edit() -> None:
+        path.write_text(
+            DEMO.read_text(encoding="utf-8").replace("percentile: 95", "percentile: 90"),
+            encoding="utf-8",
+        )
+
+    assert "percentile: 95" in DEMO.read_text(encoding="utf-8")
+    with reporting(_when(Stage.CHECK, edit)):
+        res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert str(path) in res.stderr and "changed while slacheck read it" in res.stderr
+    assert not out.exists() and not list(tmp_path.glob("*.csv"))

@@ -18,6 +18,7 @@ from slacheck.cli.helpers import (
     _inputs,
     handles_input_errors,
     load_contract_and_period,
+    read_contract_and_period,
 )
 from slacheck.cli.helptext import _Command
 from slacheck.cli.options import (
@@ -145,7 +146,12 @@ def memo(
     # a field the file writes is cited by its line; one it leaves out (0), as not written
     lines = {f.path: loaded.field_line(f.field) for f in findings}
     data = render_memo(
-        loaded.contract, lang=lang.value, fmt=kind, contract_file=contract, lines=lines
+        loaded.contract,
+        lang=lang.value,
+        fmt=kind,
+        contract_file=contract,
+        lines=lines,
+        contract_sha256=loaded.sha256,  # of the bytes reviewed
     )
     _write_document(output, data, [contract], lang.value)
     raise typer.Exit(EXIT_FINDINGS if findings else EXIT_OK)
@@ -232,7 +238,8 @@ def report(
     issue_date = _issue_date(issued)
     inputs = _inputs(contract, traces, mapping)
     check_target(output, inputs)
-    c = load_contract_and_period(contract, period)
+    read = read_contract_and_period(contract, period)
+    c = read.contract
     # the engine's imports come after the contract is read: a refused contract answers at once
     from slacheck.prepare import metering_run, prepare_report
     from slacheck.render.claim import ClaimSays
@@ -253,6 +260,7 @@ def report(
             issued=issue_date,
             claimed=claimed or (),
             metering=run,
+            contract_sha256=read.sha256,  # the report states the hash of the bytes read
         )
         data = render_report(prepared, lang=lang.value, fmt=kind)
     csv_path = evidence_path(output, prepared)

@@ -23,6 +23,7 @@ from slacheck.messages import Message
 from slacheck.outputs import guarded_stdout, raise_if_signalled
 
 if TYPE_CHECKING:
+    from slacheck.contract.load import LoadedContract
     from slacheck.contract.model import Contract
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -181,10 +182,15 @@ def _inputs(*paths: Path | list[Path] | list[str] | None) -> list[Path]:
 def load_contract_and_period(path: Path, period: str | None) -> Contract:
     """The contract at ``path``, with ``--period`` read in its zone: a period that names no month
     or quarter is refused before the traces are read, not after minutes of ingestion."""
-    from slacheck.contract.load import load_contract
+    return read_contract_and_period(path, period).contract
+
+
+def read_contract_and_period(path: Path, period: str | None) -> LoadedContract:
+    """``load_contract_and_period`` with the SHA-256 of the bytes read (``LoadedContract``)."""
+    from slacheck.contract.load import read_contract
     from slacheck.windows import parse_period
 
-    contract = load_contract(path)
+    loaded = read_contract(path)
     if period is not None:
-        parse_period(period, contract.zone)
-    return contract
+        parse_period(period, loaded.contract.zone)
+    return loaded

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from slacheck.inputs import (
     depth_problem,
     read_bounded,
     reading,
+    sha256_of,
 )
 
 Loc = tuple[str | int, ...]
@@ -36,6 +38,8 @@ class LoadedContract:
     contract: Contract
     file: str
     raw: Any  # the ruamel round-trip document, which knows every node's line
+    #: SHA-256 of the bytes parsed (what ``sha256sum`` printed of the file then); None for text
+    sha256: str | None = None
 
     def position(self, loc: Loc) -> tuple[int | None, int | None]:
         """1-based (line, column) of the YAML node nearest to ``loc``."""
@@ -60,7 +64,30 @@ def read_contract(path: str | Path) -> LoadedContract:
     p = Path(path)
     with reading(p):
         data = read_bounded(p, ContractInvalid, what="contract file")
-        return read_contract_text(decode_utf8(data, p, ContractInvalid), str(p))
+        loaded = read_contract_text(decode_utf8(data, p, ContractInvalid), str(p))
+    return replace(loaded, sha256=hashlib.sha256(data).hexdigest())
+
+
+def verify_contract_file(path: Path, sha256: str) -> None:
+    """Raise ``ContractInvalid`` when the file at ``path`` no longer holds the bytes whose
+    SHA-256 is ``sha256`` (those the contract was read from): a document stating that hash
+    and verdicts from that contract would not match the file beside it."""
+    try:
+        now = sha256_of(path)
+    except OSError:
+        now = None
+    if now != sha256:
+        raise ContractInvalid(
+            [
+                Problem(
+                    str(path),
+                    "changed while slacheck read it (written, replaced or removed): the "
+                    "document would state terms and a SHA-256 the file no longer holds",
+                    Reason.CHANGED_WHILE_READ,
+                    fix="run again once the contract file is saved",
+                )
+            ]
+        )
 
 
 def load_contract_text(text: str, filename: str = "<string>") -> Contract:

@@ -4,6 +4,7 @@ figures for the charts — each read from the tables the checks count."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -11,9 +12,11 @@ from pathlib import Path
 import ibis
 
 from slacheck.budget import analyse
+from slacheck.contract.load import verify_contract_file
 from slacheck.contract.model import Contract, Direction, MeasurementPoint, OccurrenceObjective
 from slacheck.errors import UsageError
 from slacheck.evaluation import run_checks
+from slacheck.inputs import sha256_of
 from slacheck.match.fields import check_fields
 from slacheck.metering.calls import region_role_expr
 from slacheck.metering.context import CheckContext, Metering
@@ -44,6 +47,7 @@ def prepare_report(
     issued: dt.date | None = None,
     claimed: Collection[str] = (),
     metering: Metering | None = None,
+    contract_sha256: str | None = None,
 ) -> ReportInputs:
     """Evaluate (unless ``evaluation`` is given), check fields, analyse the budget, and read
     each latency term's measured values for the charts, all on one metering run.
@@ -53,7 +57,16 @@ def prepare_report(
     never inside a template. ``claimed``: the availability windows whose credit the customer
     says was claimed (``--claimed``); the claim status of every window is stated as of
     ``issued`` (``render.credit``). ``metering``: the command's metering run over ``period``
-    (``prepare.metering_run``), when it has one; else one is made here."""
+    (``prepare.metering_run``), when it has one; else one is made here.
+
+    ``contract_sha256``: the SHA-256 of the bytes the contract was read from
+    (``LoadedContract.sha256``), which the report states; the file must still hold them when
+    the figures are computed (``ContractInvalid`` otherwise). Without it, the file's hash as it
+    is now."""
+    digest = contract_sha256
+    if digest is None and contract_file is not None:
+        with contextlib.suppress(OSError):
+            digest = sha256_of(contract_file)
     window = parse_period(period, contract.zone)
     # one context for the verdicts, the field check, the budget, the evidence and the charts:
     # its derived tables are built once
@@ -84,8 +97,11 @@ def prepare_report(
         issued=issued if issued is not None else dt.datetime.now(contract.zone).date(),
         contract_file=contract_file,
         claimed=frozenset(claimed),
+        contract_sha256=digest,
     )
     traces.verify_unchanged()  # no figure of a file written while it was read
+    if contract_file is not None and digest is not None:
+        verify_contract_file(contract_file, digest)  # nor of terms the file no longer holds
     return inputs
 
 

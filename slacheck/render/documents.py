@@ -334,12 +334,19 @@ class Input:
 
 
 def _inputs(
-    contract: Contract, contract_file: Path | None, sources: Sequence[SourceFile]
+    contract: Contract,
+    contract_file: Path | None,
+    sources: Sequence[SourceFile],
+    file_sha256: str | None = None,
 ) -> tuple[Input, ...]:
     """The evidence appendix's inputs, each with a hash anyone can reproduce: the contract
     file's and each trace file's SHA-256 of its bytes as given (``sha256sum`` gives the same).
-    Without a readable contract file, the contract's canonical JSON hash, labelled as such."""
-    digest = _file_sha256(contract_file) if contract_file is not None else None
+    The contract's is that of the bytes it was read from (``file_sha256``), when known; else
+    the file's as it is now. Without a readable contract file, the contract's canonical JSON
+    hash, labelled as such."""
+    digest = file_sha256
+    if digest is None and contract_file is not None:
+        digest = _file_sha256(contract_file)
     if contract_file is not None and digest is not None:
         first = Input(contract_file.name, "contract", None, digest)
     else:
@@ -512,6 +519,7 @@ def render_memo(
     fmt: DocFormat | str,
     contract_file: Path | None = None,
     lines: Mapping[str, int | None] | None = None,
+    contract_sha256: str | None = None,
 ) -> bytes:
     """The review memo: a non-contractual document listing each finding of the clause review
     (what ``slacheck lint`` finds) with the draft clause it concerns, the issue and the change
@@ -522,7 +530,7 @@ def render_memo(
         "o": Numbering(draft_outline(contract), check_lang(lang)),
         "entries": entries,
         "by_clause": sorted(entries, key=_clause_order),
-        "source": _inputs(contract, contract_file, ())[0],
+        "source": _inputs(contract, contract_file, (), contract_sha256)[0],
     }
     return _render("memo", lang, fmt, context)
 
@@ -779,7 +787,7 @@ def render_report(inputs: ReportInputs, *, lang: str, fmt: DocFormat | str) -> b
             k: [_short_example(x, names, language) for x in v]
             for k, v in sorted(ev.quality.examples.items())
         },
-        "inputs": _inputs(contract, inputs.contract_file, ev.sources),
+        "inputs": _inputs(contract, inputs.contract_file, ev.sources, inputs.contract_sha256),
         "reproduce": reproduce_command(inputs, lang, fmt),
         "traffic": inputs.traffic,
         "issued": inputs.issued,

@@ -99,6 +99,9 @@ class ReportInputs:
     contract_file: Path | None = None
     #: availability windows whose credit the customer says was claimed (``--claimed``)
     claimed: frozenset[str] = frozenset()
+    #: SHA-256 of the contract file's bytes the contract was read from (None: read it when
+    #: rendering, for inputs made without one)
+    contract_sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
