@@ -79,6 +79,17 @@ class Problem:
         return d
 
 
+def changed_while_read(file: str, *, would: str, fix: str) -> Problem:
+    """The problem with an input that is no longer as it was when slacheck read it: written,
+    replaced or removed during the run. ``would``: what a result from it would be."""
+    return Problem(
+        file,
+        f"changed while slacheck read it (written, replaced or removed): {would}",
+        Reason.CHANGED_WHILE_READ,
+        fix=fix,
+    )
+
+
 class SlacheckError(Exception):
     """Base of every error slacheck raises on purpose."""
 
@@ -126,4 +137,5 @@ __all__ = [
     "SlacheckError",
     "TraceInputError",
     "UsageError",
+    "changed_while_read",
 ]

@@ -151,6 +151,14 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
+def sha256_if_readable(path: Path) -> str | None:
+    """``sha256_of(path)``, or None when the file can no longer be read (gone, not accessible)."""
+    try:
+        return sha256_of(path)
+    except OSError:
+        return None
+
+
 def read_bounded(
     path: Path, error: type[InputError], *, limit: int = MAX_SPEC_BYTES, what: str = "file"
 ) -> bytes:

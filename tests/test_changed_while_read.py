@@ -182,12 +182,23 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _contract(tmp: Path) -> Path:
+    """A copy of the demo contract a test may edit."""
+    path = tmp / "contract.yaml"
+    path.write_bytes(DEMO.read_bytes())
+    return path
+
+
+def _edit(path: Path) -> None:
+    """An edit of the contract file: a comment appended (its bytes change, its terms do not)."""
+    path.write_text(DEMO.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+
+
 def test_the_report_states_the_hash_of_the_contract_bytes_read(
     tmp_path: Path, table: object
 ) -> None:
     trace = _trace(tmp_path, table, "parquet")
-    path = tmp_path / "contract.yaml"
-    path.write_bytes(DEMO.read_bytes())
+    path = _contract(tmp_path)
     loaded = read_contract(path)
     assert loaded.sha256 == _sha256(path)
     traces = ingest([trace])
@@ -197,7 +208,7 @@ def test_the_report_states_the_hash_of_the_contract_bytes_read(
     assert inputs.contract_sha256 == loaded.sha256
     assert loaded.sha256 in render_report(inputs, lang="en", fmt=DocFormat.MD).decode()
     # the file edited after it was read: the figures are refused, not stated under its new hash
-    path.write_text(DEMO.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    _edit(path)
     with pytest.raises(ContractInvalid) as exc:
         prepare_report(
             loaded.contract,
@@ -211,10 +222,9 @@ def test_the_report_states_the_hash_of_the_contract_bytes_read(
 
 
 def test_the_memo_states_the_hash_of_the_bytes_reviewed(tmp_path: Path) -> None:
-    path = tmp_path / "contract.yaml"
-    path.write_bytes(DEMO.read_bytes())
+    path = _contract(tmp_path)
     loaded = read_contract(path)
-    path.write_text(DEMO.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    _edit(path)
     memo = render_memo(
         loaded.contract,
         lang="en",
@@ -230,8 +240,7 @@ def test_a_contract_edited_during_the_report_command_gives_no_report(
     tmp_path: Path, table: object
 ) -> None:
     trace = _trace(tmp_path, table, "parquet")
-    path = tmp_path / "contract.yaml"
-    path.write_bytes(DEMO.read_bytes())
+    path = _contract(tmp_path)
     out = tmp_path / "report.md"
     args = ["report", str(path), str(trace), "--period", MONTH, "-o", str(out)]
 

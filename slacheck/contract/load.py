@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from slacheck.contract.model import Contract, FieldError, nested_models
-from slacheck.errors import MAX_PROBLEMS, ContractInvalid, Problem, Reason
+from slacheck.errors import MAX_PROBLEMS, ContractInvalid, Problem, Reason, changed_while_read
 from slacheck.inputs import (
     MAX_DEPTH,
     MAX_SPEC_BYTES,
@@ -25,7 +25,7 @@ from slacheck.inputs import (
     depth_problem,
     read_bounded,
     reading,
-    sha256_of,
+    sha256_if_readable,
 )
 
 Loc = tuple[str | int, ...]
@@ -72,22 +72,10 @@ def verify_contract_file(path: Path, sha256: str) -> None:
     """Raise ``ContractInvalid`` when the file at ``path`` no longer holds the bytes whose
     SHA-256 is ``sha256`` (those the contract was read from): a document stating that hash
     and verdicts from that contract would not match the file beside it."""
-    try:
-        now = sha256_of(path)
-    except OSError:
-        now = None
-    if now != sha256:
-        raise ContractInvalid(
-            [
-                Problem(
-                    str(path),
-                    "changed while slacheck read it (written, replaced or removed): the "
-                    "document would state terms and a SHA-256 the file no longer holds",
-                    Reason.CHANGED_WHILE_READ,
-                    fix="run again once the contract file is saved",
-                )
-            ]
-        )
+    if sha256_if_readable(path) != sha256:
+        would = "the document would state terms and a SHA-256 the file no longer holds"
+        fix = "run again once the contract file is saved"
+        raise ContractInvalid([changed_while_read(str(path), would=would, fix=fix)])
 
 
 def load_contract_text(text: str, filename: str = "<string>") -> Contract:

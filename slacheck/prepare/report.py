@@ -4,7 +4,6 @@ figures for the charts — each read from the tables the checks count."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -16,7 +15,7 @@ from slacheck.contract.load import verify_contract_file
 from slacheck.contract.model import Contract, Direction, MeasurementPoint, OccurrenceObjective
 from slacheck.errors import UsageError
 from slacheck.evaluation import run_checks
-from slacheck.inputs import sha256_of
+from slacheck.inputs import sha256_if_readable
 from slacheck.match.fields import check_fields
 from slacheck.metering.calls import region_role_expr
 from slacheck.metering.context import CheckContext, Metering
@@ -65,8 +64,7 @@ def prepare_report(
     is now."""
     digest = contract_sha256
     if digest is None and contract_file is not None:
-        with contextlib.suppress(OSError):
-            digest = sha256_of(contract_file)
+        digest = sha256_if_readable(contract_file)
     window = parse_period(period, contract.zone)
     # one context for the verdicts, the field check, the budget, the evidence and the charts:
     # its derived tables are built once

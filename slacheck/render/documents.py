@@ -37,7 +37,7 @@ from slacheck.contract.model import (
 from slacheck.contract.review import Finding, review
 from slacheck.errors import UsageError
 from slacheck.extras import ExtraSays, PartMissing
-from slacheck.inputs import sha256_of
+from slacheck.inputs import sha256_if_readable
 from slacheck.messages import LOCALES, render, translations
 from slacheck.render import charts, glossary
 from slacheck.render.credit import credit_claims
@@ -346,7 +346,7 @@ def _inputs(
     hash, labelled as such."""
     digest = file_sha256
     if digest is None and contract_file is not None:
-        digest = _file_sha256(contract_file)
+        digest = sha256_if_readable(contract_file)
     if contract_file is not None and digest is not None:
         first = Input(contract_file.name, "contract", None, digest)
     else:
@@ -393,15 +393,6 @@ def reproduce_command(inputs: ReportInputs, lang: str, fmt: DocFormat) -> str:
         words += ["--lang", lang]
     words += ["-o", f"report.{fmt.value}"]
     return shlex.join(words)
-
-
-def _file_sha256(path: Path) -> str | None:
-    """SHA-256 of the file's bytes (as a trace file's is taken), or None when it can no longer
-    be read."""
-    try:
-        return sha256_of(path)
-    except OSError:
-        return None
 
 
 _ROW_REF = re.compile(r"(?s)(.+): row (\d+)")

@@ -12,7 +12,7 @@ import ibis.expr.types as ir
 from ibis.backends import BaseBackend
 
 from slacheck.engine import Engine, EngineSession, engine_of
-from slacheck.errors import Problem, Reason, TraceInputError
+from slacheck.errors import TraceInputError, changed_while_read
 from slacheck.inputs import Stamp, stamp_of
 from slacheck.messages import Message
 from slacheck.trace.results import Quality, SourceFile
@@ -79,14 +79,10 @@ class Traces:
         is not as it was before it was read: written, truncated, replaced or removed since.
         Every stage that returns results calls it last, so no verdict, count or record rests
         on a file that changed under the queries (a trace a collector is still writing, say)."""
+        would = "the results would count two versions of the file, so none are given"
+        fix = "run again once nothing writes to it, or on a copy of it"
         changed = [
-            Problem(
-                path,
-                "changed while slacheck read it (written, replaced or removed): the results "
-                "would count two versions of the file, so none are given",
-                Reason.CHANGED_WHILE_READ,
-                fix="run again once nothing writes to it, or on a copy of it",
-            )
+            changed_while_read(path, would=would, fix=fix)
             for path, before in self.stamps.items()
             if stamp_of(Path(path)) != before
         ]
