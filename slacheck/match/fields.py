@@ -123,8 +123,10 @@ def check_fields(
         _peak_item(m, c),
     )
     items = tuple(sorted(unordered, key=lambda i: i.item))
-    mismatches = find_mismatches(contract, traces, c, t, coverage=coverage, metering=m)
     matched = scope_match(c, contract.scope, contract.readings.model_scope)
+    mismatches = find_mismatches(
+        contract, traces, c, t, coverage=coverage, metering=m, scope=matched
+    )
     states, notes = _states(contract, c)
     return FieldCheck(
         items,

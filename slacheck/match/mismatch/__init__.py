@@ -40,6 +40,7 @@ from slacheck.match.mismatch.window_coverage import CoverageSaid, find_window_co
 from slacheck.messages import CodeIndex
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
+from slacheck.results import ScopeMatch
 from slacheck.trace.traces import Traces
 
 __all__ = [
@@ -67,19 +68,21 @@ def find_mismatches(
     *,
     coverage: Sequence[TermCoverage] | None = None,
     metering: Metering | None = None,
+    scope: ScopeMatch | None = None,
 ) -> tuple[Mismatch, ...]:
     """Every metering mismatch between ``contract`` and the traces, most severe first.
 
     ``calls`` and ``tasks`` are ``derive.calls(traces)`` and ``derive.tasks(traces)``, best
     ``.cache()``d: a dozen small queries run on them. ``coverage`` (from ``term_coverage``) is
     recomputed when not given; ``metering``: the run's metering model, whose windows and
-    coverage the window mismatches report (one is made when not given).
+    coverage the window mismatches report (one is made when not given); ``scope``: the
+    contract scope's ``scope_match`` over ``calls``, when the caller has it.
     """
     m = metering if metering is not None else Metering(contract, traces)
     cov = tuple(coverage) if coverage is not None else term_coverage(contract, calls, tasks)
     every, scoped = _ranges(contract, calls)
     found: list[Mismatch] = []
-    found += find_scope(contract, calls)
+    found += find_scope(contract, calls, scope)
     found += find_points(contract, cov)
     found += find_reproducibility(m, calls, tasks, every)
     found += find_window_coverage(m)

@@ -11,6 +11,7 @@ from slacheck.contract.review import Severity
 from slacheck.match.mismatch.core import Code, Mismatch
 from slacheck.messages import NC_, NPC_, MessageCode, Param
 from slacheck.metering.derive import scope_match
+from slacheck.results import ScopeMatch
 
 __all__ = ["ScopeSaid", "find_scope"]
 
@@ -56,8 +57,13 @@ class ScopeSaid(MessageCode):
     )
 
 
-def find_scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
-    """The contract's scope (and each term's own) against the calls the traces hold."""
+def find_scope(
+    contract: Contract, c: ir.Table, contract_match: ScopeMatch | None = None
+) -> Iterable[Mismatch]:
+    """The contract's scope (and each term's own) against the calls the traces hold.
+
+    ``contract_match``: ``scope_match`` of the contract's own scope over ``c``, when the caller
+    has it (the field check states it too): not computed again."""
     scopes: dict[str, tuple[Scope, list[str]]] = {
         contract.scope.model_dump_json(): (contract.scope, [])
     }
@@ -65,7 +71,11 @@ def find_scope(contract: Contract, c: ir.Table) -> Iterable[Mismatch]:
         if term.scope is not None:
             scopes.setdefault(term.scope.model_dump_json(), (term.scope, []))[1].append(term.id)
     for scope, term_ids in scopes.values():
-        sm = scope_match(c, scope, contract.readings.model_scope)
+        sm = (
+            contract_match
+            if contract_match is not None and scope is contract.scope
+            else scope_match(c, scope, contract.readings.model_scope)
+        )
         who = ", ".join(term_ids) if term_ids else None
         whose = ScopeSaid.TERM_SCOPE(terms=term_ids) if who else ScopeSaid.CONTRACT_SCOPE()
         values: list[Param] = [_value(v) for v in sm.unmatched_values]
