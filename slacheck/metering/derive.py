@@ -113,7 +113,9 @@ def state_expr(c: ir.Table) -> ir.StringValue:
     cls = status_class_expr(c.status, c.http_status, c.error_type)
     return ibis.cases(
         (c.response_cached.fill_null(False), str(CallState.CACHED)),
-        (cls.isnull(), str(CallState.UNKNOWN)),
+        # the class is null exactly when no status was recorded: testing the status, not the
+        # class, writes the class's expression once
+        (c.status.isnull(), str(CallState.UNKNOWN)),
         else_=cls,
     )
 

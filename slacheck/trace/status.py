@@ -215,11 +215,13 @@ class Findings:
     def decided(self) -> tuple[ir.StringValue, ir.StringValue]:
         """(status, status_source): OK for a call that did not fail, else the first finding."""
         none = ibis.null(dt.string)
-        status = ibis.cases(
-            (~self.failed, ibis.literal(str(Status.OK))),
-            *((value.notnull(), value) for value, _ in self.found),
-            else_=ibis.literal(str(Status.UNCLASSIFIED)),
+        # the first finding, each written once: as ``cases((v.notnull(), v), …)`` every finding
+        # was written twice, and a finding holds the others' sub-expressions (the trimmed error
+        # type, its class key), so the query grew to tens of kilobytes per use
+        first = ibis.coalesce(
+            *(value for value, _ in self.found), ibis.literal(str(Status.UNCLASSIFIED))
         )
+        status = ibis.cases((~self.failed, ibis.literal(str(Status.OK))), else_=first)
         source = ibis.cases(
             (~self.failed, none),
             *((value.notnull(), ibis.literal(label)) for value, label in self.found),
