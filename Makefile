@@ -67,6 +67,7 @@ bench-large: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python scripts/docs.py
 	$(BIN)/slacheck schema -o slacheck/contract/contract.schema.json
+	$(BIN)/python -c 'from pathlib import Path; from slacheck.trace.conventions import write_twin; write_twin(Path("slacheck/trace"))'
 
 # Message catalogues: extract every NC_("code", "template") and NPC_("code", "singular",
 # "plural", count=...) into the .pot, merge into each .po

@@ -420,3 +420,54 @@ def test_readme_documents_the_conventions_table() -> None:
     assert readme[start:end].strip() == conventions.reference_markdown().strip(), (
         "README conventions table drifted: run `make docs`"
     )
+
+
+# -- the JSON twin of the table ------------------------------------------------------------------
+
+
+def _yaml_data(text: str) -> Any:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load(text)
+
+
+def test_the_shipped_twin_is_the_yaml_s_data_and_is_read() -> None:
+    """``conventions.json`` was written from the very bytes of ``conventions.yaml`` (else every
+    process parses the YAML again, 0.15–0.3 s), and holds exactly what parsing them gives."""
+    import hashlib
+    import json
+
+    folder = ROOT / "slacheck" / "trace"
+    text = (folder / conventions.SOURCE).read_text("utf-8")
+    twin = json.loads((folder / conventions.TWIN).read_text("utf-8"))
+    assert twin["source_sha256"] == hashlib.sha256(text.encode()).hexdigest(), (
+        "conventions.json is stale: run make docs"
+    )
+    assert twin["data"] == _yaml_data(text)
+    assert conventions.parsed(text) is not None
+    assert conventions.table() == conventions.Table.model_validate(_yaml_data(text))
+
+
+def test_an_edited_yaml_is_parsed_not_read_from_a_stale_twin() -> None:
+    """A rule edited in the YAML after the twin was written takes effect: the twin's hash no
+    longer matches, so the edited text is parsed."""
+    text = (ROOT / "slacheck" / "trace" / conventions.SOURCE).read_text("utf-8")
+    data = _yaml_data(text)
+    edited = text.replace("frameworks: [", "frameworks: [a-framework-added-here, ", 1)
+    assert edited != text, "the edit must change the text"
+    got = conventions.parsed(edited)
+    assert "a-framework-added-here" in got["frameworks"]
+    assert got == _yaml_data(edited) != data
+
+
+def test_a_twin_json_cannot_give_back_is_refused(tmp_path: Path) -> None:
+    """Keys that are not strings, or dates, do not survive JSON: no twin is written for them."""
+    import json
+
+    (tmp_path / conventions.SOURCE).write_text("codes: {404: customer_error}\n", "utf-8")
+    with pytest.raises(ValueError, match="JSON cannot give back"):
+        conventions.write_twin(tmp_path)
+    assert not (tmp_path / conventions.TWIN).exists()
+    (tmp_path / conventions.SOURCE).write_text("frameworks: [langchain]\n", "utf-8")
+    out = conventions.write_twin(tmp_path)
+    assert json.loads(out.read_text("utf-8"))["data"] == {"frameworks": ["langchain"]}
