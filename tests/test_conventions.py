@@ -431,9 +431,10 @@ def _yaml_data(text: str) -> Any:
     return YAML(typ="safe").load(text)
 
 
-def test_the_shipped_twin_is_the_yaml_s_data_and_is_read() -> None:
+def test_the_shipped_twin_is_the_yaml_s_data_and_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """``conventions.json`` was written from the very bytes of ``conventions.yaml`` (else every
-    process parses the YAML again, 0.15–0.3 s), and holds exactly what parsing them gives."""
+    process parses the YAML again, 0.15–0.3 s), holds exactly what parsing them gives, and is
+    what ``parsed`` reads: with no YAML parser at hand it still gives the data."""
     import hashlib
     import json
 
@@ -443,9 +444,15 @@ def test_the_shipped_twin_is_the_yaml_s_data_and_is_read() -> None:
     assert twin["source_sha256"] == hashlib.sha256(text.encode()).hexdigest(), (
         "conventions.json is stale: run make docs"
     )
-    assert twin["data"] == _yaml_data(text)
-    assert conventions.parsed(text) is not None
-    assert conventions.table() == conventions.Table.model_validate(_yaml_data(text))
+    data = _yaml_data(text)
+    assert twin["data"] == data
+    assert conventions.table() == conventions.Table.model_validate(data)
+
+    def no_parser(**_: Any) -> Any:
+        raise AssertionError("the YAML was parsed although the twin holds its data")
+
+    monkeypatch.setattr(conventions, "YAML", no_parser)
+    assert conventions.parsed(text) == data
 
 
 def test_an_edited_yaml_is_parsed_not_read_from_a_stale_twin() -> None:

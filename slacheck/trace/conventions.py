@@ -300,7 +300,7 @@ def parsed(text: str) -> Any:
     """The data of ``text`` (the YAML source): from the JSON twin when the twin was written
     from these very bytes (its ``source_sha256``), else parsed here. A twin left stale by an
     edit of the YAML is never read, so it can cost time, never a rule."""
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = source_sha256(text)
     try:
         twin = json.loads(resources.files("slacheck.trace").joinpath(TWIN).read_text("utf-8"))
     except (OSError, ValueError):
@@ -310,6 +310,12 @@ def parsed(text: str) -> Any:
     return YAML(typ="safe").load(text)
 
 
+def source_sha256(text: str) -> str:
+    """The hash a twin names its source by: SHA-256 of the text as UTF-8 (the twin's writer and
+    its reader take it alike)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def write_twin(folder: Path) -> Path:
     """Write ``TWIN`` for the ``SOURCE`` in ``folder`` (``make docs``): its data, which JSON
     must give back exactly (no dates, no keys that are not strings), and the source's hash."""
@@ -317,7 +323,7 @@ def write_twin(folder: Path) -> Path:
     data = YAML(typ="safe").load(text)
     if json.loads(json.dumps(data)) != data:
         raise ValueError(f"{SOURCE} holds values JSON cannot give back; no twin written")
-    twin = {"source_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "data": data}
+    twin = {"source_sha256": source_sha256(text), "data": data}
     out = folder / TWIN
     out.write_text(json.dumps(twin, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return out

@@ -137,26 +137,25 @@ def term_coverage(
     ok = succeeded(calls)
     if excluded is not None:
         ok = ok & ~excluded
+    #: the per-call terms, by their place in the contract
+    per_call = {
+        i: term
+        for i, term in enumerate(contract.latency)
+        if term.measurement_point is not MeasurementPoint.TASK_END_TO_END
+    }
     # each term's unit test and source as a column, computed once per call: inlined in every
     # aggregate below, the exclusion's case tree alone was most of the query's time
-    flags: dict[str, ir.Value] = {"_ok": ok}
-    for i, term in enumerate(contract.latency):
-        point = term.measurement_point
-        if point is not MeasurementPoint.TASK_END_TO_END:
-            flags[f"_src{i}"] = point_value(calls, point, term.tokens_per_second_basis)[1]
-    c = calls.mutate(**flags)
-    c = c.mutate(
+    c = calls.mutate(
+        _ok=ok,
         **{
-            f"_ts{i}": scoped(c, contract, term) & c._ok
-            for i, term in enumerate(contract.latency)
-            if term.measurement_point is not MeasurementPoint.TASK_END_TO_END
-        }
+            f"_src{i}": point_value(calls, t.measurement_point, t.tokens_per_second_basis)[1]
+            for i, t in per_call.items()
+        },
     )
+    c = c.mutate(**{f"_ts{i}": scoped(c, contract, t) & c._ok for i, t in per_call.items()})
     aggs: dict[str, ir.Scalar] = {}
-    for i, term in enumerate(contract.latency):
+    for i, term in per_call.items():
         point = term.measurement_point
-        if point is MeasurementPoint.TASK_END_TO_END:
-            continue
         ts, src = c[f"_ts{i}"], c[f"_src{i}"]
         aggs[f"n{i}"] = ts.sum()
         aggs[f"der{i}"] = (ts & (src == "derived").fill_null(False)).sum()
