@@ -640,3 +640,24 @@ def _close(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
     return bool(a == b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(-5, 5)), max_size=30))
+def test_shared_aggregates_are_each_readers_own(values: list[int | None]) -> None:
+    # readers asking over one table get, each under its own names, what their own query gives
+    # (names that repeat across readers stay apart); an ask after the query ran is refused
+    from slacheck.match.mismatch.core import Shared, aggregate_row
+
+    t = duckdb_connect().create_table("v", pa.table({"v": pa.array(values, pa.int64())}))
+    asks = [
+        {"n": t.count(), "s": t.v.sum()},
+        {"n": (t.v > 0).sum(), "lo": t.v.min(where=t.v < 0)},
+        {"s": t.v.max(), "k": t.v.nunique(where=t.v.notnull())},
+    ]
+    shared = Shared(t)
+    keys = [shared.ask(**a) for a in asks]
+    for key, aggs in zip(keys, asks, strict=True):
+        assert shared.row(key) == aggregate_row(t, **aggs)
+    with pytest.raises(RuntimeError, match="after the shared query ran"):
+        shared.ask(n=t.count())

@@ -51,8 +51,15 @@ from slacheck.match.items import (
 )
 from slacheck.match.mismatch import (
     TermCoverage,
+    extent_aggregates,
+    extent_from,
     find_mismatches,
-    term_coverage,
+)
+from slacheck.match.mismatch.core import (
+    Shared,
+    coverage_aggregates,
+    coverage_columns,
+    coverage_from,
 )
 from slacheck.messages import Message
 from slacheck.metering.calls import RegionRole, region_role_expr, region_roles
@@ -111,21 +118,39 @@ def check_fields(
     # calls that fall before and after it are counted and said)
     c = m.calls.filter(_measured(m, m.calls.start_us))
     t = m.tasks.filter(_measured(m, m.tasks.start_us)).cache()
-    # a per-call term's units are the calls its check counts: answered, in scope, not excluded
-    coverage = term_coverage(contract, c, t, m.exclusion_reason(c).notnull())
-    steps = _step_items(contract, c)
+    # the per-call counts of the items and of the mismatch finders, in one query over the calls
+    # (each term's unit test and the peak test computed once per call, as columns): a per-call
+    # term's units are the calls its check counts, answered, in scope, not excluded
+    x = coverage_columns(contract, c, m.exclusion_reason(c).notnull())
+    x = x.mutate(_sc=scoped(x, contract), _succ=succeeded(x))
+    if contract.peak is not None:
+        x = x.mutate(_peak=(x._sc & at_peak_expr(m, x)).fill_null(False))
+    shared = Shared(x)
+    asked_coverage = shared.ask(**coverage_aggregates(contract, x))
+    asked_steps = shared.ask(**_step_aggregates(contract, x, x._sc, x._succ))
+    asked_peak = shared.ask(**_peak_aggregates(m, x, x._succ)) if contract.peak else None
+    asked_extent = shared.ask(**extent_aggregates(x, x._sc))
+    coverage = coverage_from(contract, shared.row(asked_coverage), c, t)
+    steps = _step_items(contract, c, shared.row(asked_steps))
     unordered = (
         *steps[:2],
         _tool_item(m),
         *_task_items(contract, traces, c, t),
         _point_item(contract, coverage),
         steps[2],
-        _peak_item(m, c),
+        _peak_item(m, None if asked_peak is None else shared.row(asked_peak)),
     )
     items = tuple(sorted(unordered, key=lambda i: i.item))
     matched = scope_match(c, contract.scope, contract.readings.model_scope)
     mismatches = find_mismatches(
-        contract, traces, c, t, coverage=coverage, metering=m, scope=matched
+        contract,
+        traces,
+        c,
+        t,
+        coverage=coverage,
+        metering=m,
+        scope=matched,
+        extent=extent_from(shared.row(asked_extent)),
     )
     states, notes = _states(contract, c)
     return FieldCheck(
@@ -168,10 +193,11 @@ def _states(contract: Contract, c: ir.Table) -> tuple[dict[str, int], tuple[Mess
     return states, tuple(notes)
 
 
-def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, FieldItem]:
-    """Items 1, 2 and 6: one query over the model calls."""
-    ok = succeeded(c)
-    sc = scoped(c, contract)
+def _step_aggregates(
+    contract: Contract, c: ir.Table, sc: ir.BooleanValue, ok: ir.BooleanValue
+) -> dict[str, ir.Scalar]:
+    """Items 1, 2 and 6: their counts over the model calls ``c``, of which ``sc`` are in the
+    contract's scope and ``ok`` succeeded."""
     aggs: dict[str, ir.Scalar] = {
         "ok": ok.sum(),
         "model_rec": (ok & c.server_ms.notnull()).sum(),
@@ -182,16 +208,23 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
         "region_rec": (sc & c.region.notnull()).sum(),
         "region_der": (sc & (c.region_source == "model_path").fill_null(False)).sum(),
     }
-    regions = contract.regions
     # the roles as the regions check reads them (``metering.calls``)
-    primary, failover = region_roles(contract)
-    allowed = [*primary, *failover]
     role = region_role_expr(contract, c.region_key)
-    if regions is not None:
+    if contract.regions is not None:
         aggs["in_primary"] = (sc & (role == str(RegionRole.PRIMARY))).sum()
         aggs["in_failover"] = (sc & (role == str(RegionRole.FAILOVER))).sum()
         aggs["outside"] = (sc & (role == str(RegionRole.UNLISTED))).sum()
-    r = _row(c, **aggs)
+    return aggs
+
+
+def _step_items(
+    contract: Contract, c: ir.Table, row: dict[str, Any]
+) -> tuple[FieldItem, FieldItem, FieldItem]:
+    """Items 1, 2 and 6 from ``_step_aggregates``' values over the calls ``c``."""
+    r = {k: (0 if v is None else v) for k, v in row.items()}
+    regions = contract.regions
+    primary, failover = region_roles(contract)
+    allowed = [*primary, *failover]
     calls_note = S.NO_CALLS()
     model = counted_item(
         1,
@@ -223,7 +256,10 @@ def _step_items(contract: Contract, c: ir.Table) -> tuple[FieldItem, FieldItem, 
             S.NA_REGIONS(),
         )
         return model, network, region
-    outside = _outside_regions(c, sc & (role == str(RegionRole.UNLISTED))) if r["outside"] else {}
+    unlisted = scoped(c, contract) & (
+        region_role_expr(contract, c.region_key) == str(RegionRole.UNLISTED)
+    )
+    outside = _outside_regions(c, unlisted) if r["outside"] else {}
     region = counted_item(
         6,
         "region list and cross-region rights",
@@ -471,51 +507,59 @@ def _peak_text(peak: Peak) -> Message:
     return S.PEAK_BUSIEST(percent=d.percent)
 
 
-def _peak_item(metering: Metering, c: ir.Table) -> FieldItem:
-    """Item 7: in peak minutes, is the contracted degradation observable on each call?"""
+def _peak_aggregates(
+    metering: Metering, c: ir.Table, succeeded: ir.BooleanValue
+) -> dict[str, ir.Scalar]:
+    """Item 7's counts over the calls ``c``, whose ``_peak`` says a call is in scope and
+    started in a peak minute as every check reads them (``metering.peak``)."""
+    contract = metering.contract
+    pk = c._peak
+    ok = pk & succeeded
+    smaller_obs = ok & c.request_model.notnull() & c.response_model.notnull()
+    smaller_deg = smaller_obs & (c.served_model != c.requested).fill_null(False)
+    cache_obs = ok & c.response_cached.notnull()
+    queue_obs = ok & c.queue_ms.notnull()
+    aggs: dict[str, ir.Scalar] = {
+        "minutes": minute_expr(c.start_us).nunique(where=pk),
+        "calls": ok.sum(),
+        "smaller_model": smaller_obs.sum(),
+        "smaller_model_deg": smaller_deg.sum(),
+        "cache": cache_obs.sum(),
+        "cache_deg": (cache_obs & c.response_cached.fill_null(False)).sum(),
+        "queue": queue_obs.sum(),
+        "queue_deg": (queue_obs & (c.queue_ms > 0).fill_null(False)).sum(),
+        "all": (smaller_obs & cache_obs & queue_obs).sum(),
+    }
+    deg = contract.peak.degradation if contract.peak is not None else None
+    if deg is not None and deg.smaller_model is not None:
+        fallback = model_base(deg.smaller_model.fallback_model)
+        aggs["smaller_model_ok"] = (
+            smaller_deg & (c.served_model == fallback).fill_null(False)
+        ).sum()
+    if deg is not None and deg.queue is not None:
+        aggs["queue_ok"] = (
+            queue_obs & (c.queue_ms <= deg.queue.max_wait_ms).fill_null(False)
+        ).sum()
+    return aggs
+
+
+def _peak_item(metering: Metering, row: dict[str, Any] | None) -> FieldItem:
+    """Item 7: in peak minutes, is the contracted degradation observable on each call?
+    ``row``: ``_peak_aggregates``' values (None without a peak definition)."""
     contract = metering.contract
     name = "peak degradation"
     peak = contract.peak
-    if peak is None:
+    if peak is None or row is None:
         return not_applicable_item(
             7,
             name,
             S.CRIT_PEAK_NA(),
             S.NA_PEAK(),
         )
-    # peak minutes as every check reads them (metering.peak): one definition of "minutes"
-    x = c.filter(scoped(c, contract))
-    x = x.mutate(minute=minute_expr(x.start_us), _peak=at_peak_expr(metering, x))
-    pc = x.filter(x._peak)
-    ok = succeeded(pc)
-    smaller_obs = ok & pc.request_model.notnull() & pc.response_model.notnull()
-    smaller_deg = smaller_obs & (pc.served_model != pc.requested).fill_null(False)
-    cache_obs = ok & pc.response_cached.notnull()
-    queue_obs = ok & pc.queue_ms.notnull()
-    aggs: dict[str, ir.Scalar] = {
-        "minutes": pc.minute.nunique(),
-        "calls": ok.sum(),
-        "smaller_model": smaller_obs.sum(),
-        "smaller_model_deg": smaller_deg.sum(),
-        "cache": cache_obs.sum(),
-        "cache_deg": (cache_obs & pc.response_cached.fill_null(False)).sum(),
-        "queue": queue_obs.sum(),
-        "queue_deg": (queue_obs & (pc.queue_ms > 0).fill_null(False)).sum(),
-        "all": (smaller_obs & cache_obs & queue_obs).sum(),
-    }
+    r = {k: (0 if v is None else v) for k, v in row.items()}
     deg = peak.degradation
-    if deg is not None and deg.smaller_model is not None:
-        fallback = model_base(deg.smaller_model.fallback_model)
-        aggs["smaller_model_ok"] = (
-            smaller_deg & (pc.served_model == fallback).fill_null(False)
-        ).sum()
-    if deg is not None and deg.queue is not None:
-        aggs["queue_ok"] = (
-            queue_obs & (pc.queue_ms <= deg.queue.max_wait_ms).fill_null(False)
-        ).sum()
     if deg is not None and deg.cache is not None:
-        aggs["cache_ok"] = aggs["cache_deg"]  # staleness is not in the trace: hits are all we see
-    r = _row(pc, **aggs)
+        r["cache_ok"] = r["cache_deg"]  # staleness is not in the trace: hits are all we see
     policy = deg.policies[0] if deg is not None else None
     signals: dict[str, tuple[Message, tuple[Need, ...]]] = {
         "smaller_model": (S.SIGNAL_MODELS(), (NEED_RESPONSE_MODEL,)),

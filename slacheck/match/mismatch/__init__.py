@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import ibis.expr.types as ir
 
@@ -31,6 +33,8 @@ from slacheck.match.mismatch.points import PointSaid, find_points
 from slacheck.match.mismatch.reproducibility import (
     StatisticSaid,
     find_reproducibility,
+    resolution_aggregates,
+    resolution_from,
     timestamp_resolution_us,
 )
 from slacheck.match.mismatch.scope import ScopeSaid, find_scope
@@ -45,9 +49,12 @@ from slacheck.trace.traces import Traces
 
 __all__ = [
     "Code",
+    "Extent",
     "Mismatch",
     "Said",
     "TermCoverage",
+    "extent_aggregates",
+    "extent_from",
     "find_mismatches",
     "task_scope",
     "term_coverage",
@@ -69,6 +76,7 @@ def find_mismatches(
     coverage: Sequence[TermCoverage] | None = None,
     metering: Metering | None = None,
     scope: ScopeMatch | None = None,
+    extent: Extent | None = None,
 ) -> tuple[Mismatch, ...]:
     """Every metering mismatch between ``contract`` and the traces, most severe first.
 
@@ -76,31 +84,49 @@ def find_mismatches(
     ``.cache()``d: a dozen small queries run on them. ``coverage`` (from ``term_coverage``) is
     recomputed when not given; ``metering``: the run's metering model, whose windows and
     coverage the window mismatches report (one is made when not given); ``scope``: the
-    contract scope's ``scope_match`` over ``calls``, when the caller has it.
+    contract scope's ``scope_match`` over ``calls``, when the caller has it; ``extent``: the
+    calls' ``Extent`` (``extent_aggregates``), when the caller has computed it.
     """
     m = metering if metering is not None else Metering(contract, traces)
     cov = tuple(coverage) if coverage is not None else term_coverage(contract, calls, tasks)
-    every, scoped = _ranges(contract, calls)
+    if extent is None:
+        aggs = extent_aggregates(calls, scoped(calls, contract))
+        extent = extent_from(aggregate_row(calls, **aggs))
     found: list[Mismatch] = []
     found += find_scope(contract, calls, scope)
     found += find_points(contract, cov)
-    found += find_reproducibility(m, calls, tasks, every)
+    found += find_reproducibility(m, calls, tasks, extent.every, extent.resolution_us)
     found += find_window_coverage(m)
-    found += find_time_zone(contract, calls, scoped)
+    found += find_time_zone(contract, calls, extent.scoped)
     found += find_task_time(contract, calls, tasks)
     return tuple(sorted(found, key=lambda m: m.severity.rank))
 
 
-def _ranges(contract: Contract, c: ir.Table) -> tuple[Range, Range]:
-    """First start → last end of every call, and of the calls in the contract's scope."""
-    sc = scoped(c, contract)
-    r = aggregate_row(
-        c,
-        lo=c.start_us.min(),
-        hi=c.end_us.max(),
-        slo=c.start_us.min(where=sc),
-        shi=c.end_us.max(where=sc),
-    )
-    every = None if r["lo"] is None else (int(r["lo"]), int(r["hi"]))
-    in_scope_range = None if r["slo"] is None else (int(r["slo"]), int(r["shi"]))
-    return every, in_scope_range
+@dataclass(frozen=True, slots=True)
+class Extent:
+    """Where the calls lie in time: first start → last end of every call and of the calls in
+    the contract's scope, and the coarsest unit every start and end is a multiple of."""
+
+    every: Range
+    scoped: Range
+    resolution_us: int | None
+
+
+def extent_aggregates(c: ir.Table, sc: ir.BooleanValue) -> dict[str, ir.Scalar]:
+    """``Extent``'s figures as aggregates over the calls ``c``, of which ``sc`` are in the
+    contract's scope (``extent_from`` reads them)."""
+    return {
+        "lo": c.start_us.min(),
+        "hi": c.end_us.max(),
+        "slo": c.start_us.min(where=sc),
+        "shi": c.end_us.max(where=sc),
+        **{f"res_{k}": v for k, v in resolution_aggregates(c).items()},
+    }
+
+
+def extent_from(row: dict[str, Any]) -> Extent:
+    """The ``Extent`` of ``extent_aggregates``' values."""
+    every = None if row["lo"] is None else (int(row["lo"]), int(row["hi"]))
+    in_scope = None if row["slo"] is None else (int(row["slo"]), int(row["shi"]))
+    res = resolution_from({k[4:]: v for k, v in row.items() if k.startswith("res_")})
+    return Extent(every, in_scope, res)

@@ -17,11 +17,15 @@ __all__ = [
     "Code",
     "Mismatch",
     "Range",
+    "Shared",
     "TermCoverage",
     "UnitSaid",
     "aggregate_row",
     "as_float",
     "as_int",
+    "coverage_aggregates",
+    "coverage_columns",
+    "coverage_from",
     "task_scope",
     "term_coverage",
 ]
@@ -104,6 +108,30 @@ def aggregate_row(t: ir.Table, **aggs: ir.Scalar) -> dict[str, Any]:
     return rows[0]
 
 
+class Shared:
+    """Aggregates over one table that several readers ask for, computed in one query: each
+    ``ask`` (made before any row is read) gives a key; the first ``row`` runs the query for
+    every ask, so a dozen readers cost one scan and one compilation instead of a dozen."""
+
+    def __init__(self, table: ir.Table) -> None:
+        self.table = table
+        self._asks: list[dict[str, ir.Scalar]] = []
+        self._rows: list[dict[str, Any]] | None = None
+
+    def ask(self, **aggs: ir.Scalar) -> int:
+        if self._rows is not None:
+            raise RuntimeError("an aggregate asked for after the shared query ran")
+        self._asks.append(aggs)
+        return len(self._asks) - 1
+
+    def row(self, key: int) -> dict[str, Any]:
+        if self._rows is None:
+            named = {f"a{i}_{k}": v for i, aggs in enumerate(self._asks) for k, v in aggs.items()}
+            got = aggregate_row(self.table, **named) if named else {}
+            self._rows = [{k: got[f"a{i}_{k}"] for k in aggs} for i, aggs in enumerate(self._asks)]
+        return self._rows[key]
+
+
 def as_int(v: Any) -> int:
     return 0 if v is None else int(v)
 
@@ -133,18 +161,34 @@ def term_coverage(
 
     ``excluded``: per call of ``calls``, the contract excludes it (``Metering.exclusion_reason``
     is set); a per-call term then counts the calls its check counts, answered and not excluded.
+    (``coverage_columns``, ``coverage_aggregates`` and ``coverage_from`` are its steps, for a
+    caller that computes the per-call counts in a query of its own.)
     """
-    ok = succeeded(calls)
-    if excluded is not None:
-        ok = ok & ~excluded
-    #: the per-call terms, by their place in the contract
-    per_call = {
+    c = coverage_columns(contract, calls, excluded)
+    aggs = coverage_aggregates(contract, c)
+    row = aggregate_row(c, **aggs) if aggs else {}
+    return coverage_from(contract, row, calls, tasks)
+
+
+def _per_call(contract: Contract) -> dict[int, LatencyTerm]:
+    """The per-call latency terms, by their place in the contract."""
+    return {
         i: term
         for i, term in enumerate(contract.latency)
         if term.measurement_point is not MeasurementPoint.TASK_END_TO_END
     }
-    # each term's unit test and source as a column, computed once per call: inlined in every
-    # aggregate below, the exclusion's case tree alone was most of the query's time
+
+
+def coverage_columns(
+    contract: Contract, calls: ir.Table, excluded: ir.BooleanValue | None = None
+) -> ir.Table:
+    """``calls`` with each per-call term's unit test (``_ts<i>``) and source (``_src<i>``) as
+    columns, computed once per call: inlined in every aggregate, the exclusion's case tree alone
+    was most of the query's time."""
+    ok = succeeded(calls)
+    if excluded is not None:
+        ok = ok & ~excluded
+    per_call = _per_call(contract)
     c = calls.mutate(
         _ok=ok,
         **{
@@ -152,9 +196,13 @@ def term_coverage(
             for i, t in per_call.items()
         },
     )
-    c = c.mutate(**{f"_ts{i}": scoped(c, contract, t) & c._ok for i, t in per_call.items()})
+    return c.mutate(**{f"_ts{i}": scoped(c, contract, t) & c._ok for i, t in per_call.items()})
+
+
+def coverage_aggregates(contract: Contract, c: ir.Table) -> dict[str, ir.Scalar]:
+    """The per-call terms' counts over ``coverage_columns``' table."""
     aggs: dict[str, ir.Scalar] = {}
-    for i, term in per_call.items():
+    for i, term in _per_call(contract).items():
         point = term.measurement_point
         ts, src = c[f"_ts{i}"], c[f"_src{i}"]
         aggs[f"n{i}"] = ts.sum()
@@ -170,8 +218,14 @@ def term_coverage(
             aggs[f"mwhole{i}"] = whole.ifelse(c.tps_whole, None).median()
             aggs[f"mgen{i}"] = gen.ifelse(c.tps_gen, None).median()
         aggs[f"rec{i}"] = (ts & (src == "recorded").fill_null(False)).sum()
-    row = aggregate_row(c, **aggs) if aggs else {}
+    return aggs
 
+
+def coverage_from(
+    contract: Contract, row: dict[str, Any], calls: ir.Table, tasks: ir.Table
+) -> tuple[TermCoverage, ...]:
+    """Every term's coverage: the per-call terms' from ``row`` (``coverage_aggregates``'
+    values), the task terms' counted here."""
     task_rows: dict[int, dict[str, Any]] = {}
     for i, term in enumerate(contract.latency):
         if term.measurement_point is not MeasurementPoint.TASK_END_TO_END:

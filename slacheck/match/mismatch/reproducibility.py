@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 import ibis.expr.types as ir
 
@@ -92,15 +93,26 @@ class StatisticSaid(MessageCode):
     )
 
 
+_UNITS = (_MS, _S, _MIN, _HOUR)
+
+
 def timestamp_resolution_us(calls: ir.Table) -> int | None:
     """The coarsest unit (1 µs, 1 ms, 1 s, 1 min, 1 h) every call start and end is a multiple of."""
-    units = (_MS, _S, _MIN, _HOUR)
-    aggs = {f"off{u}": ((calls.start_us % u != 0) | (calls.end_us % u != 0)).sum() for u in units}
-    row = aggregate_row(calls, n=calls.count(), **aggs)
+    return resolution_from(aggregate_row(calls, **resolution_aggregates(calls)))
+
+
+def resolution_aggregates(calls: ir.Table) -> dict[str, ir.Scalar]:
+    """``timestamp_resolution_us``'s counts, for a query that computes others beside them."""
+    off = {f"off{u}": ((calls.start_us % u != 0) | (calls.end_us % u != 0)).sum() for u in _UNITS}
+    return {"n": calls.count(), **off}
+
+
+def resolution_from(row: dict[str, Any]) -> int | None:
+    """``timestamp_resolution_us`` from ``resolution_aggregates``' values."""
     if not as_int(row["n"]):
         return None
     res = 1
-    for u in units:
+    for u in _UNITS:
         if as_int(row[f"off{u}"]):
             break
         res = u
@@ -133,13 +145,13 @@ def _term_values(
 
 
 def find_reproducibility(
-    m: Metering, c: ir.Table, tasks: ir.Table, every: tuple[int, int] | None
+    m: Metering, c: ir.Table, tasks: ir.Table, every: tuple[int, int] | None, res: int | None
 ) -> Iterable[Mismatch]:
-    """Can the trace reproduce the contracted statistic: slices, timestamp grain, percentiles."""
+    """Can the trace reproduce the contracted statistic: slices, timestamp grain, percentiles.
+    ``res``: the calls' ``timestamp_resolution_us``."""
     contract = m.contract
     if not contract.latency or every is None:
         return
-    res = timestamp_resolution_us(c)
     for term in contract.latency:
         o = term.objective
         values, unit = _term_values(contract, term, c, tasks)
