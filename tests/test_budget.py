@@ -739,3 +739,51 @@ def test_breakdown_is_its_definitions_span_by_span(spans: list[tuple[Any, ...]])
         )
         for name, value in want.items():
             assert got.loc[task, name] == pytest.approx(value, abs=1e-9), (task, name)
+
+
+def test_sum_ms_over_many_rows_and_threads_is_the_exact_sum() -> None:
+    # a double sum rounds at each addition, and the engine's threads add in an order of their
+    # own: over 600,000 figures DuckDB's sum is 30018144064.26812 ms where the exact total is
+    # 30018144064.268, and the budget's JSON changed from run to run on the same trace.
+    # sum_ms (the budget's and the task-time finder's sums) gives the exact figure
+    from slacheck.engine import duckdb_connect
+    from slacheck.metering.derive import sum_ms
+
+    rnd = random.Random(3)
+    us = [rnd.randrange(0, 10**8) for _ in range(600_000)]
+    con = duckdb_connect()
+    con.raw_sql("SET threads = 4")
+    t = con.create_table("v", pa.table({"us": pa.array(us, pa.int64())}))
+    t = t.mutate(ms=t.us / 1000.0)
+    for _ in range(3):
+        (got,) = t.aggregate(s=sum_ms(t.ms)).to_pyarrow().column("s").to_pylist()
+        assert got == sum(us) / 1000
+
+
+_MS = st.one_of(
+    st.floats(0, 1e7, allow_nan=False),
+    st.integers(0, 10**9).map(lambda us: us / 1000),
+    st.sampled_from([0.0005, 0.0015, 2.5e-4, 1e-9, 123456.7894999]),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_MS, max_size=40), st.randoms(use_true_random=False))
+@example([0.1, 0.2, 0.3, 1e7 + 0.0005], random.Random(0))
+def test_sum_ms_is_each_value_to_the_microsecond_added_exactly(
+    values: list[float], rnd: random.Random
+) -> None:
+    from slacheck.engine import duckdb_connect
+    from slacheck.metering.derive import sum_ms
+
+    def half_away(x: float) -> int:  # the engines' ROUND
+        return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+    want = sum(half_away(v * 1000.0) for v in values) / 1000.0 if values else None
+    shuffled = values[:]
+    rnd.shuffle(shuffled)
+    con = duckdb_connect()
+    for order in (values, shuffled):
+        t = con.create_table("v", pa.table({"v": pa.array(order, pa.float64())}), overwrite=True)
+        (got,) = t.aggregate(s=sum_ms(t.v)).to_pyarrow().column("s").to_pylist()
+        assert got == want

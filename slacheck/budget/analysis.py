@@ -11,7 +11,7 @@ import ibis.expr.types as ir
 from slacheck.budget.model import PARTS, Budget, BudgetSays, Part, Spread, ToolParallelism
 from slacheck.messages import Message
 from slacheck.metering.context import Metering
-from slacheck.metering.derive import FAILURE_STATES, calls, lower_bound, tasks
+from slacheck.metering.derive import FAILURE_STATES, calls, lower_bound, sum_ms, tasks
 from slacheck.metering.rank import nearest_rank
 from slacheck.trace.keys import exact_key, hash_key
 from slacheck.trace.traces import Traces
@@ -303,7 +303,10 @@ def analyse(traces: Traces, metering: Metering | None = None) -> Budget:
         b.aggregate(
             tasks=b.count(),
             clamped=_count(b.excess_ms > 0.001),
-            **{c: b[c].sum() for c in (*_SUMS, *_COUNTS)},
+            # the totals exact (``sum_ms``): the same JSON at every run; a task's own sums are
+            # µs figures added in any order, which the µs rounding gives back exactly
+            **{c: sum_ms(b[c]) for c in _SUMS},
+            **{c: b[c].sum() for c in _COUNTS},
         )
         .execute()
         .iloc[0]

@@ -581,6 +581,16 @@ def lower_bound(task_source: ir.StringValue) -> ir.BooleanValue:
     return task_source.isin([str(x) for x in LOWER_BOUND_SOURCES]).fill_null(False)
 
 
+def sum_ms(x: ir.NumericValue, where: ir.BooleanValue | None = None) -> ir.FloatingScalar:
+    """Σ of a column of milliseconds (finite: ingestion sets other values aside) over the rows
+    ``where`` holds, the same to the last digit whatever order the engine adds them in: each
+    value rounded to whole µs as a double (an integer below 2⁵³ is one exactly, and so is every
+    partial sum of them), then ÷ 1000. A plain sum of doubles rounds at each step, so its last
+    digits followed the engine's threads: ``slacheck budget --format json`` gave other
+    figures each run on the same traces."""
+    return (x * 1000.0).round().cast("float64").sum(where=where) / 1000.0
+
+
 def _us_sum_ms(t: ir.Table, where: ir.BooleanValue) -> ir.FloatingValue:
     """Σ ``duration_ms`` of the rows ``where`` holds (null: none), exactly: as whole µs, each
     a double (an integer below 2⁵³ is one exactly, and so is every partial sum of them: no

@@ -10,7 +10,7 @@ from slacheck.contract.model import Contract, MeasurementPoint
 from slacheck.contract.review import Severity
 from slacheck.match.mismatch.core import Code, Mismatch, aggregate_row, as_float, as_int
 from slacheck.messages import NC_, NPC_, MessageCode, Param
-from slacheck.metering.derive import point_value, scoped, succeeded
+from slacheck.metering.derive import point_value, scoped, succeeded, sum_ms
 
 __all__ = ["TaskTimeSaid", "find_task_time"]
 
@@ -95,9 +95,12 @@ def find_task_time(contract: Contract, c: ir.Table, tasks: ir.Table) -> Iterable
         "task_id", "task_ms", tools_ms=tasks.tool_span_ms, retrieval_ms=tasks.retrieval_span_ms
     )
     j = tt.left_join(by_call, "task_id").drop("task_id_right")
-    sums: dict[str, ir.Scalar] = {"tasks": j.count(), "task_ms": j.task_ms.sum()}
+    # the totals exact (``sum_ms``), so the shares come out the same at every run: a task's
+    # own sums are µs figures added in any order, which the µs rounding gives back exactly
+    sums: dict[str, ir.Scalar] = {"tasks": j.count(), "task_ms": sum_ms(j.task_ms)}
     for name in ("llm_ms", "tools_ms", "retrieval_ms", *list(per_call)[1:]):
-        sums[name] = j[name].fill_null(0.0).sum()
+        column = j[name].fill_null(0)
+        sums[name] = column.sum() if column.type().is_integer() else sum_ms(column)
     r = aggregate_row(j, **sums)
     total = as_float(r["task_ms"]) or 0.0
     if total <= 0:
