@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -212,3 +213,23 @@ def test_documents_count_what_the_checks_count(
         assert dict(dist.monthly) == {
             w: r.observed for w, r in latency.items() if r.observed is not None
         }
+
+
+def test_the_evidence_is_the_same_fetched_a_few_rows_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the appendix turns its rows into Python values a batch at a time (a quarter at 100 M
+    # spans is about a million rows): batches of two give the very bytes one batch gives
+    from slacheck.metering.context import CheckContext
+    from slacheck.prepare import evidence as ev
+    from slacheck.windows import parse_period
+
+    contract = _contract("bounds", True)
+    traces = write_traces(_rows(_EVERY_STATE), tmp_path)
+    ctx = CheckContext(contract, traces, parse_period(PERIOD, contract.zone))
+    whole = ev.evidence(ctx)
+    monkeypatch.setattr(ev, "STREAM_ROWS", 2)
+    batched = ev.evidence(ctx)
+    assert whole.rows >= 5 and whole.rows == batched.rows
+    assert batched.data == whole.data
+    assert whole.data.decode().count("\n") == whole.rows + 1
