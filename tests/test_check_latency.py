@@ -636,3 +636,51 @@ def test_terms_counted_together_equal_each_term_alone_and_the_engines_ranks(
     # the worst rows hold one unit per window: the examples are completed by the engine
     with mock.patch.object(picks, "EXAMPLE_ROWS", 1):
         assert [r.to_dict() for r in latency(ctx)] == together
+
+
+@pytest.mark.parametrize(
+    ("point", "figures", "threshold"),
+    [
+        # tokens/s (tokens over 10 s): 35.3, 40.4 and 44.3 average 40 exactly; as doubles
+        # 39.99999999999999, below an at-least limit of 40
+        ("output_tokens_per_second", [353, 404, 443], 40),
+        # milliseconds: 36.1 … 48.6 average 40 exactly; as doubles 40.00000000000001, above
+        # an at-most limit of 40
+        ("full_response", [36.1, 41.2, 38.4, 35.7, 48.6], 40),
+    ],
+)
+@pytest.mark.parametrize("reading", ["within", "beyond"])
+def test_a_slice_mean_exactly_at_the_limit_is_read_as_the_contract_says(
+    tmp_path: Path, point: str, figures: list[float], threshold: int, reading: str
+) -> None:
+    term: dict[str, Any] = {
+        "id": "M",
+        "measurement_point": point,
+        "objective": {
+            "kind": "time_slice",
+            "slice_minutes": 5,
+            "statistic": "mean",
+            "threshold": threshold,
+            "slices_passing_percent": 100,
+            "min_calls_per_slice": 1,
+        },
+    }
+    if point == "output_tokens_per_second":
+        term["tokens_per_second_basis"] = "whole_request"
+    contract = contract_of({"latency": [term], "readings": {"at_the_limit": reading}})
+    start = dt.datetime(2026, 7, 1, tzinfo=dt.UTC)
+    rows = [
+        {
+            "task_id": f"t{i}",
+            "start": (start + dt.timedelta(seconds=i)).isoformat(),
+            **(
+                {"ms": 10_000, "output_tokens": f}
+                if point == "output_tokens_per_second"
+                else {"ms": f}
+            ),
+        }
+        for i, f in enumerate(figures)
+    ]
+    (r,) = run(contract, trace_table(rows), tmp_path)
+    assert r.total == 1
+    assert r.good == (1 if reading == "within" else 0), r.to_dict()
