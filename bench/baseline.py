@@ -159,8 +159,9 @@ SELECT win, count(*) AS slices, count(*) FILTER (WHERE p50 >= 40) AS passing FRO
     SELECT win, start_us,
            coalesce(
              CASE WHEN duration_ms - ttft_ms > 0
-                  THEN output_tokens::DOUBLE / ((duration_ms - ttft_ms) / 1000.0) END,
-             CASE WHEN duration_ms > 0 THEN output_tokens::DOUBLE / (duration_ms / 1000.0) END
+                  THEN output_tokens::DOUBLE * 1e6 / round((duration_ms - ttft_ms) * 1000.0) END,
+             CASE WHEN duration_ms > 0
+                  THEN output_tokens::DOUBLE * 1e6 / round(duration_ms * 1000.0) END
            ) AS v
     FROM calls WHERE win IS NOT NULL AND ex IS NULL AND {_ANSWERED})
   WHERE v IS NOT NULL GROUP BY ALL)

@@ -684,3 +684,30 @@ def test_a_slice_mean_exactly_at_the_limit_is_read_as_the_contract_says(
     (r,) = run(contract, trace_table(rows), tmp_path)
     assert r.total == 1
     assert r.good == (1 if reading == "within" else 0), r.to_dict()
+
+
+@pytest.mark.parametrize(("tokens", "ms", "limit"), [(7, 280, 25), (7, 140, 50), (14, 280, 50)])
+def test_a_call_exactly_at_a_speed_limit_reaches_it(
+    tmp_path: Path, tokens: int, ms: int, limit: int
+) -> None:
+    # 7 tokens in 280 ms is 25 tokens/s exactly; as tokens / (ms / 1000) it computed as
+    # 24.999999999999996, so a call at an at-least limit read `within` failed it
+    term = {
+        "id": "S",
+        "measurement_point": "output_tokens_per_second",
+        "tokens_per_second_basis": "whole_request",
+        "objective": {"kind": "occurrence", "percentile": 50, "threshold": limit},
+    }
+    contract = contract_of({"latency": [term]})
+    start = dt.datetime(2026, 7, 1, tzinfo=dt.UTC)
+    rows = [
+        {
+            "task_id": f"t{i}",
+            "start": (start + dt.timedelta(minutes=i)).isoformat(),
+            "ms": ms,
+            "output_tokens": tokens,
+        }
+        for i in range(3)
+    ]
+    (r,) = run(contract, trace_table(rows), tmp_path)
+    assert r.observed == limit and r.good == 3, r.to_dict()
