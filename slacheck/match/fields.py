@@ -57,6 +57,7 @@ from slacheck.match.mismatch import (
 )
 from slacheck.match.mismatch.core import (
     Shared,
+    aggregate_row,
     coverage_aggregates,
     coverage_columns,
     coverage_from,
@@ -96,8 +97,12 @@ _POLICY_NAMES = {
 
 
 def _row(t: ir.Table, **aggs: ir.Scalar) -> dict[str, Any]:
-    rows: list[dict[str, Any]] = t.aggregate(**aggs).to_pyarrow().to_pylist()
-    return {k: (0 if v is None else v) for k, v in rows[0].items()}
+    return _zeroed(aggregate_row(t, **aggs))
+
+
+def _zeroed(row: dict[str, Any]) -> dict[str, Any]:
+    """An aggregate row with its nulls (no rows counted) as 0."""
+    return {k: (0 if v is None else v) for k, v in row.items()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,7 +133,9 @@ def check_fields(
     shared = Shared(x)
     asked_coverage = shared.ask(**coverage_aggregates(contract, x))
     asked_steps = shared.ask(**_step_aggregates(contract, x, x._sc, x._succ))
-    asked_peak = shared.ask(**_peak_aggregates(m, x, x._succ)) if contract.peak else None
+    asked_peak = None
+    if contract.peak is not None:
+        asked_peak = shared.ask(**_peak_aggregates(m, x, x._succ))
     asked_extent = shared.ask(**extent_aggregates(x, x._sc))
     coverage = coverage_from(contract, shared.row(asked_coverage), c, t)
     steps = _step_items(contract, c, shared.row(asked_steps))
@@ -221,7 +228,7 @@ def _step_items(
     contract: Contract, c: ir.Table, row: dict[str, Any]
 ) -> tuple[FieldItem, FieldItem, FieldItem]:
     """Items 1, 2 and 6 from ``_step_aggregates``' values over the calls ``c``."""
-    r = {k: (0 if v is None else v) for k, v in row.items()}
+    r = _zeroed(row)
     regions = contract.regions
     primary, failover = region_roles(contract)
     allowed = [*primary, *failover]
@@ -556,7 +563,7 @@ def _peak_item(metering: Metering, row: dict[str, Any] | None) -> FieldItem:
             S.CRIT_PEAK_NA(),
             S.NA_PEAK(),
         )
-    r = {k: (0 if v is None else v) for k, v in row.items()}
+    r = _zeroed(row)
     deg = peak.degradation
     if deg is not None and deg.cache is not None:
         r["cache_ok"] = r["cache_deg"]  # staleness is not in the trace: hits are all we see

@@ -584,7 +584,12 @@ def _per_second(tokens: ir.IntegerValue, ms: ir.FloatingValue) -> ir.FloatingVal
     division of exact integers, so a speed exactly at a limit is that limit: as
     ``tokens / (ms / 1000)``, with two roundings, 7 tokens in 280 ms made 24.999999999999996
     tokens/s and failed an at-least limit of 25."""
-    return (tokens.cast("float64") * 1e6) / (ms * 1000.0).round().cast("float64")
+    return (tokens.cast("float64") * 1e6) / _whole_us(ms)
+
+
+def _whole_us(ms: ir.NumericValue) -> ir.FloatingValue:
+    """Milliseconds as the whole number of µs they hold, a double (exact below 2⁵³ µs)."""
+    return (ms * 1000.0).round().cast("float64")
 
 
 def sum_ms(x: ir.NumericValue, where: ir.BooleanValue | None = None) -> ir.FloatingScalar:
@@ -594,7 +599,7 @@ def sum_ms(x: ir.NumericValue, where: ir.BooleanValue | None = None) -> ir.Float
     partial sum of them), then ÷ 1000. A plain sum of doubles rounds at each step, so its last
     digits followed the engine's threads: ``slacheck budget --format json`` gave other
     figures each run on the same traces."""
-    return (x * 1000.0).round().cast("float64").sum(where=where) / 1000.0
+    return _whole_us(x).sum(where=where) / 1000.0
 
 
 def _us_sum_ms(t: ir.Table, where: ir.BooleanValue) -> ir.FloatingValue:

@@ -93,7 +93,7 @@ def affected_calls(ctx: Metering, windows: Sequence[CalendarWindow]) -> list[dic
     m = metered(ctx, windows)
     m = m.filter(m.excluded.isnull() & m.failed)
     cols = ["start_us", "task_id", "span_id", "region_key", "provider", "request_model"]
-    return _rows(m, [*cols, "endpoint", "status", "http_status"])
+    return list(_stream(m, [*cols, "endpoint", "status", "http_status"]))
 
 
 def affected_csv(rows: Sequence[dict[str, Any]], contract: Contract) -> bytes:
@@ -129,16 +129,6 @@ def _http(value: Any) -> str:
     return "" if value is None else str(int(value))
 
 
-def _ordered(m: ir.Table, cols: list[str]) -> ir.Table:
-    extra = [c for c in ("excluded", "failed") if c not in cols]
-    return m.select(*cols, *extra).order_by(_ORDER)
-
-
-def _rows(m: ir.Table, cols: list[str]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = _ordered(m, cols).to_pyarrow().to_pylist()
-    return rows
-
-
 #: rows of the evidence held as Python values at a time: a quarter's appendix at 100 M spans is
 #: about a million calls, which as one list of dicts would take a gigabyte or more; as Arrow
 #: columns a tenth of that
@@ -146,9 +136,10 @@ STREAM_ROWS = 20_000
 
 
 def _stream(m: ir.Table, cols: list[str]) -> Iterator[dict[str, Any]]:
-    """The rows of ``_rows``, in its order, fetched as Arrow columns and turned into Python
-    values ``STREAM_ROWS`` at a time. (Not ``to_pyarrow_batches``: Ibis 12 calls a method
-    DuckDB 2 no longer has.)"""
-    table = _ordered(m, cols).to_pyarrow()
+    """``cols`` (with ``excluded`` and ``failed``) of ``m``'s rows, oldest first, fetched as
+    Arrow columns and turned into Python values ``STREAM_ROWS`` at a time. (Not
+    ``to_pyarrow_batches``: Ibis 12 calls a method DuckDB 2 no longer has.)"""
+    extra = [c for c in ("excluded", "failed") if c not in cols]
+    table = m.select(*cols, *extra).order_by(_ORDER).to_pyarrow()
     for start in range(0, table.num_rows, STREAM_ROWS):
         yield from table.slice(start, STREAM_ROWS).to_pylist()

@@ -32,11 +32,12 @@ def position(windows: list[CalendarWindow]) -> dict[str, int]:
 
 
 def passes_test(
-    direction: Direction, threshold: float, inclusive: bool = True
-) -> Callable[[ir.FloatingValue], ir.BooleanValue]:
-    """Per value: within the threshold (``inclusive``: a value at the limit is within)."""
+    direction: Direction, threshold: float | ir.NumericValue, inclusive: bool = True
+) -> Callable[[ir.NumericValue], ir.BooleanValue]:
+    """Per value: within the threshold (``inclusive``: a value at the limit is within). The
+    threshold may be an expression (a time slice's mean tests its sum against threshold × n)."""
 
-    def passes(v: ir.FloatingValue) -> ir.BooleanValue:
+    def passes(v: ir.NumericValue) -> ir.BooleanValue:
         if direction is Direction.AT_MOST:
             cmp = v <= threshold if inclusive else v < threshold
         else:

@@ -39,6 +39,7 @@ def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective, inclusive: b
     """One row per (window, slice) with data: value count ``_n`` and the statistic ``_stat``."""
     v = t.filter(is_answered(t) & t[column].notnull())
     v = v.mutate(_s=v.start_us // (obj.slice_minutes * _US_PER_MINUTE), _x=v[column])
+    passes = passes_test(obj.direction, obj.threshold, inclusive)
     if obj.statistic in _SLICE_PERCENTILES:
         q = _SLICE_PERCENTILES[obj.statistic]
         part = ibis.window(group_by=[v._w, v._s], order_by=v._x)
@@ -48,48 +49,31 @@ def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective, inclusive: b
         )
         # nearest rank in integers: ceil(q·n/100)
         per = r.filter(r._rn == (r._n * q + 99) // 100).select("_w", "_s", "_n", _stat=r._x)
+        passed = passes(per._stat)
     elif obj.statistic == "mean":
         # the mean's test in exact decimals, Σ against threshold × n: a mean of doubles rounds
         # (35.3, 40.4 and 44.3 tokens/s average 39.99999999999999), so a slice exactly at the
         # limit failed a contract that lets the limit pass
-        exact = v._x.cast(_EXACT)
-        per = v.group_by(["_w", "_s"]).aggregate(_n=v.count(), _stat=v._x.mean(), _sum=exact.sum())
-        return per.mutate(
-            _data=per._n >= obj.min_calls_per_slice,
-            _pass=_exact_mean_passes(obj, inclusive, per._sum, per._n),
-            _bad=_badness(obj, per._stat),
+        per = v.group_by(["_w", "_s"]).aggregate(
+            _n=v.count(), _stat=v._x.mean(), _sum=v._x.cast(_EXACT).sum()
         )
+        limit = ibis.literal(Decimal(repr(float(obj.threshold))), type=_EXACT) * per._n
+        passed = passes_test(obj.direction, limit, inclusive)(per._sum)
     else:
         per = v.group_by(["_w", "_s"]).aggregate(_n=v.count(), _stat=v._x.min())
+        passed = passes(per._stat)
     return per.mutate(
         _data=per._n >= obj.min_calls_per_slice,
-        _pass=passes_test(obj.direction, obj.threshold, inclusive)(per._stat),
-        _bad=_badness(obj, per._stat),
+        _pass=passed,
+        _bad=per._stat - obj.threshold
+        if obj.direction is Direction.AT_MOST
+        else obj.threshold - per._stat,
     )
 
 
 #: the figures' type for an exact sum: every figure slacheck reads has at most 9 decimals (µs
 #: as ms, or tokens over µs), and a slice's sum stays far below 10²⁹
 _EXACT = dt.Decimal(38, 9)
-
-
-def _exact_mean_passes(
-    obj: TimeSliceObjective, inclusive: bool, total: ir.DecimalValue, n: ir.IntegerValue
-) -> ir.BooleanValue:
-    """mean ⋚ threshold as Σ ⋚ threshold × n, in exact decimals."""
-    limit = ibis.literal(Decimal(repr(float(obj.threshold))), type=_EXACT) * n
-    if obj.direction is Direction.AT_MOST:
-        cmp = total <= limit if inclusive else total < limit
-    else:
-        cmp = total >= limit if inclusive else total > limit
-    return cmp.fill_null(False)
-
-
-def _badness(obj: TimeSliceObjective, stat: ir.FloatingValue) -> ir.FloatingValue:
-    """How far a slice's statistic lies beyond the threshold (its failing slices' order)."""
-    if obj.direction is Direction.AT_MOST:
-        return stat - obj.threshold
-    return obj.threshold - stat
 
 
 def _slice_counts(per: ir.Table, windows: list[CalendarWindow]) -> dict[str, tuple[int, int]]:
