@@ -599,7 +599,15 @@ def test_an_exact_slice_figure_at_the_limit(
     relation: sm.Relation, limit: AtTheLimit, want: tuple[int, int]
 ) -> None:
     per = ibis.memtable(
-        {"_w": ["w"], "_s": [0], "_n": [5], "_lo": [200.0], "_hi": [200.0], "_exact": [True]}
+        {
+            "_w": ["w"],
+            "_s": [0],
+            "_n": [5],
+            "_lo": [200.0],
+            "_hi": [200.0],
+            "_exact": [True],
+            "_at": [0],
+        }
     )
     obj = TimeSliceObjective(
         slice_minutes=5,
@@ -622,3 +630,53 @@ def test_metrics_given_as_traces_are_said_to_be_metrics(tmp_path: Path) -> None:
         assert "OTLP metrics export" in got.stderr and "--metrics" in got.stderr
     missing = _cli("check", str(contract), str(FIXTURE), "--metrics", str(tmp_path / "none.json"))
     assert missing.returncode == 2 and "no such metrics file" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    "sums_s",
+    [
+        # 37.9 + 61.9 + 20.2 ms = 120 ms over 3 requests: a mean of exactly 40 ms, which the
+        # sum of the doubles 37.9, 61.900000000000006 and 20.2 makes 40.00000000000001
+        (0.0379, 0.0619, 0.0202),
+        # 36 + 54.7 + 29.3 ms: exactly 40 ms again, 39.99999999999999 in doubles
+        (0.036, 0.0547, 0.0293),
+    ],
+)
+@pytest.mark.parametrize(
+    ("limit", "want"), [(AtTheLimit.WITHIN, (1, 0)), (AtTheLimit.BEYOND, (0, 1))]
+)
+def test_a_slice_mean_exactly_at_the_limit_is_read_as_the_contract_says(
+    tmp_path: Path, sums_s: tuple[float, ...], limit: AtTheLimit, want: tuple[int, int]
+) -> None:
+    """Three one-request points in one 5-minute slice whose server sums (in seconds, as OTLP
+    gives them) average exactly the limit: the slice passes when the limit is within, fails
+    when it is not, whichever way the sum of doubles rounds."""
+    t0 = 1_784_116_800 * 10**9  # 2026-07-15 12:00 UTC
+    points = [
+        {
+            "startTimeUnixNano": str(t0 + i * 60 * 10**9),
+            "timeUnixNano": str(t0 + (i + 1) * 60 * 10**9),
+            "attributes": [
+                {"key": "gen_ai.provider.name", "value": {"stringValue": "openai"}},
+                {"key": "gen_ai.request.model", "value": {"stringValue": "gpt-4o"}},
+            ],
+            "count": "1",
+            "sum": s,
+            "bucketCounts": ["1", "0"],
+            "explicitBounds": [1.0],
+        }
+        for i, s in enumerate(sums_s)
+    ]
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(_doc(points, 1)))
+    contract = contract_of(CONTRACT)
+    term = next(t for t in contract.latency if t.id == "S-met")
+    assert isinstance(term.objective, TimeSliceObjective)
+    obj = term.objective.model_copy(update={"statistic": "mean", "threshold": 40})
+    ev = sm.MetricsEvidence(read_otlp_metrics([path]))
+    found, _ = sm.cover(term)
+    assert found is not None
+    july = month_window(2026, 7, contract.zone)
+    tp = sm.term_points(ev, contract, term, found, [july], [], (0, None))
+    got = sm.slice_figures(tp, ev, obj, limit)["2026-07"].details
+    assert (got["slices"], got["passing_slices"], got["failing_slices"]) == (1, *want)

@@ -38,10 +38,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
 import ibis
+import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 import pyarrow as pa
 
@@ -585,6 +587,24 @@ def _per_second(tokens: ir.IntegerValue, ms: ir.FloatingValue) -> ir.FloatingVal
     ``tokens / (ms / 1000)``, with two roundings, 7 tokens in 280 ms made 24.999999999999996
     tokens/s and failed an at-least limit of 25."""
     return (tokens.cast("float64") * 1e6) / _whole_us(ms)
+
+
+#: the type of an exact sum of figures: every figure slacheck reads has at most 9 decimals (µs
+#: as ms, or tokens over µs; a server's sum in seconds is read to the ns), and a sum of them stays
+#: far below 10²⁹
+EXACT = dt.Decimal(38, 9)
+
+
+def exact_sum(x: ir.NumericValue) -> ir.NumericScalar:
+    """Σ of a column in exact decimals (each value rounded to 9 decimals, then added without
+    rounding): the sum a mean's test at the limit compares, where a sum of doubles rounds."""
+    return x.cast(EXACT).sum()
+
+
+def exact_total(threshold: float, n: ir.IntegerValue) -> ir.NumericValue:
+    """threshold × n in exact decimals: the sum of n figures whose mean is exactly the
+    threshold, as the contract writes it (``repr``: 40.1 is 40.1, not its double's expansion)."""
+    return ibis.literal(Decimal(repr(float(threshold))), type=EXACT) * n
 
 
 def _whole_us(ms: ir.NumericValue) -> ir.FloatingValue:

@@ -3,10 +3,7 @@ slices with enough data that pass it against the share the contract requires."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import ibis
-import ibis.expr.datatypes as dt
 import ibis.expr.types as ir
 
 from slacheck.checks.latency.assembly import Base, decide, with_examples
@@ -26,6 +23,7 @@ from slacheck.checks.latency.wording import (
 from slacheck.contract.model import Direction, LatencyTerm, TimeSliceObjective
 from slacheck.messages import Message
 from slacheck.metering.context import CheckContext
+from slacheck.metering.derive import exact_sum, exact_total
 from slacheck.metering.units import Bound, Counts, Point, Units
 from slacheck.metering.windowed import examples_by_window
 from slacheck.verdict import TermResult, Verdict
@@ -55,10 +53,9 @@ def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective, inclusive: b
         # (35.3, 40.4 and 44.3 tokens/s average 39.99999999999999), so a slice exactly at the
         # limit failed a contract that lets the limit pass
         per = v.group_by(["_w", "_s"]).aggregate(
-            _n=v.count(), _stat=v._x.mean(), _sum=v._x.cast(_EXACT).sum()
+            _n=v.count(), _stat=v._x.mean(), _sum=exact_sum(v._x)
         )
-        limit = ibis.literal(Decimal(repr(float(obj.threshold))), type=_EXACT) * per._n
-        passed = passes_test(obj.direction, limit, inclusive)(per._sum)
+        passed = passes_test(obj.direction, exact_total(obj.threshold, per._n), inclusive)(per._sum)
     else:
         per = v.group_by(["_w", "_s"]).aggregate(_n=v.count(), _stat=v._x.min())
         passed = passes(per._stat)
@@ -69,11 +66,6 @@ def _slice_table(t: ir.Table, column: str, obj: TimeSliceObjective, inclusive: b
         if obj.direction is Direction.AT_MOST
         else obj.threshold - per._stat,
     )
-
-
-#: the figures' type for an exact sum: every figure slacheck reads has at most 9 decimals (µs
-#: as ms, or tokens over µs), and a slice's sum stays far below 10²⁹
-_EXACT = dt.Decimal(38, 9)
 
 
 def _slice_counts(per: ir.Table, windows: list[CalendarWindow]) -> dict[str, tuple[int, int]]:
