@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from slacheck.cli import app
@@ -175,3 +177,73 @@ def test_the_letter_says_what_the_verdict_is(lang: str) -> None:
     # a tier of 50 % capped at 40 %: both are said, the owed one in bold
     capped = render_letter(_letter_pack("breached", 98.0, 50, 40), lang)
     assert "50" in capped and "**40" in capped
+
+
+def _runs_by_hand(rows: list[dict[str, Any]], gap: int) -> list[tuple[Any, ...]]:
+    """Incidents as a reader would mark them on the sorted list: a call more than ``gap`` after
+    the one before starts a new run."""
+    runs: list[list[dict[str, Any]]] = []
+    for r in sorted(rows, key=lambda r: r["start_us"]):
+        if runs and r["start_us"] - runs[-1][-1]["start_us"] <= gap:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+
+    def labels(run: list[dict[str, Any]], key: str) -> tuple[str, ...]:
+        return tuple(sorted({r[key] for r in run if r[key] is not None}))
+
+    return [
+        (
+            run[0]["start_us"],
+            run[-1]["start_us"],
+            len(run),
+            labels(run, "region_key"),
+            labels(run, "request_model"),
+            labels(run, "endpoint"),
+        )
+        for run in runs
+    ]
+
+
+_LABEL = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {
+                # few distinct starts, so that many calls start together or exactly a gap apart
+                "start_us": st.integers(0, 40).map(lambda k: k * 250),
+                "region_key": _LABEL,
+                "request_model": _LABEL,
+                "endpoint": _LABEL,
+            }
+        ),
+        max_size=60,
+    ),
+    gap=st.sampled_from([0, 250, 500, 1000]),
+)
+def test_incidents_are_the_runs_a_reader_marks_on_the_sorted_calls(
+    rows: list[dict[str, Any]], gap: int
+) -> None:
+    """The engine's runs (a lag and a running count) are the runs of the sorted list: starts
+    exactly ``gap`` apart join one run, calls that start together share one, labels are each
+    run's distinct non-null values."""
+    import ibis
+
+    from slacheck.prepare.evidence import incidents
+
+    table = ibis.memtable(
+        rows or [{"start_us": 0, "region_key": None, "request_model": None, "endpoint": None}],
+        schema={
+            "start_us": "int64",
+            "region_key": "string",
+            "request_model": "string",
+            "endpoint": "string",
+        },
+    )
+    if not rows:
+        table = table.filter(ibis.literal(False))
+    got = [dataclasses.astuple(i) for i in incidents(table, gap)]
+    assert got == _runs_by_hand(rows, gap)

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection
-from typing import Any
 
 from slacheck.checks.availability import tier_credit
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
 from slacheck.evaluation import run_checks
 from slacheck.metering.context import CheckContext, Metering
-from slacheck.prepare.evidence import affected_calls, affected_csv
-from slacheck.render.claim import INCIDENT_GAP_MINUTES, ClaimPack, Incident
+from slacheck.prepare.evidence import affected_calls, affected_csv, incidents
+from slacheck.render.claim import INCIDENT_GAP_MINUTES, ClaimPack
 from slacheck.render.credit import check_claimed, credit_claim
 from slacheck.trace.traces import Traces
 from slacheck.windows import parse_period
@@ -70,7 +69,9 @@ def prepare_claim(
     (result,) = [r for r in run_checks(ctx, only=["availability"]).results if r.window == w.label]
     credits = contract.credits
     as_of = issued if issued is not None else dt.datetime.now(contract.zone).date()
-    rows = affected_calls(ctx, windows)
+    affected = affected_calls(ctx, windows)
+    found = incidents(affected, INCIDENT_GAP_MINUTES * 60_000_000)
+    listed, rows = affected_csv(affected, contract)
     traces.verify_unchanged()  # no claim on a file written while it was read
     return ClaimPack(
         contract=contract,
@@ -81,33 +82,8 @@ def prepare_claim(
         tier_percent=tier_credit(credits, result.observed) if result.observed is not None else 0.0,
         cap_percent=credits.cap_percent,
         deadline=ctx.claim_deadline(credits, w),
-        incidents=_incidents(rows),
-        affected_csv=affected_csv(rows, contract),
-        affected_rows=len(rows),
+        incidents=found,
+        affected_csv=listed,
+        affected_rows=rows,
         sources=tuple((s.path, s.sha256) for s in traces.sources),
-    )
-
-
-def _incidents(rows: list[dict[str, Any]]) -> tuple[Incident, ...]:
-    gap = INCIDENT_GAP_MINUTES * 60_000_000
-    runs: list[list[dict[str, Any]]] = []
-    for r in rows:
-        if runs and int(r["start_us"]) - int(runs[-1][-1]["start_us"]) <= gap:
-            runs[-1].append(r)
-        else:
-            runs.append([r])
-
-    def labels(run: list[dict[str, Any]], key: str) -> tuple[str, ...]:
-        return tuple(sorted({str(r[key]) for r in run if r[key] is not None}))
-
-    return tuple(
-        Incident(
-            int(run[0]["start_us"]),
-            int(run[-1]["start_us"]),
-            len(run),
-            labels(run, "region_key"),
-            labels(run, "request_model"),
-            labels(run, "endpoint"),
-        )
-        for run in runs
     )

@@ -17,12 +17,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import ibis
 import ibis.expr.types as ir
 
 from slacheck.contract.model import Contract, Window
 from slacheck.metering.calls import metered
 from slacheck.metering.context import Metering
-from slacheck.render.claim import AFFECTED_COLUMNS
+from slacheck.render.claim import AFFECTED_COLUMNS, Incident
 from slacheck.render.inputs import EVIDENCE_COLUMNS, EvidenceFile
 from slacheck.windows import CalendarWindow, from_us
 
@@ -88,20 +89,61 @@ def evidence(ctx: Metering) -> EvidenceFile:
     return EvidenceFile(buf.getvalue().encode("utf-8"), n)
 
 
-def affected_calls(ctx: Metering, windows: Sequence[CalendarWindow]) -> list[dict[str, Any]]:
-    """The calls the availability check counts as failed in ``windows``, oldest first."""
+def affected_calls(ctx: Metering, windows: Sequence[CalendarWindow]) -> ir.Table:
+    """The calls the availability check counts as failed in ``windows``."""
     m = metered(ctx, windows)
-    m = m.filter(m.excluded.isnull() & m.failed)
+    return m.filter(m.excluded.isnull() & m.failed)
+
+
+def incidents(affected: ir.Table, gap_us: int) -> tuple[Incident, ...]:
+    """Runs of ``affected`` calls (``affected_calls``) whose starts lie no more than ``gap_us``
+    apart, oldest first, computed in the engine: a call more than ``gap_us`` after the one
+    before it starts a run, and the running count of such starts numbers the runs. Calls that
+    start together fall in one run, whatever order the engine gives them."""
+    a = affected.select("start_us", "region_key", "request_model", "endpoint")
+    prev = a.start_us.lag().over(ibis.window(order_by=a.start_us))
+    a = a.mutate(_new=ibis.ifelse(prev.isnull() | (a.start_us - prev > gap_us), 1, 0))
+    running = ibis.cumulative_window(order_by=[a.start_us, a._new.desc()])
+    a = a.mutate(_run=a._new.sum().over(running))
+    runs = (
+        a.group_by("_run")
+        .aggregate(
+            first=a.start_us.min(),
+            last=a.start_us.max(),
+            n=a.count(),
+            regions=a.region_key.collect(distinct=True),
+            models=a.request_model.collect(distinct=True),
+            endpoints=a.endpoint.collect(distinct=True),
+        )
+        .order_by("first")
+        .to_pyarrow()
+        .to_pylist()
+    )
+    return tuple(
+        Incident(
+            int(r["first"]),
+            int(r["last"]),
+            int(r["n"]),
+            *(tuple(sorted(str(v) for v in r[k] or () if v is not None)) for k in _LABELS),
+        )
+        for r in runs
+    )
+
+
+#: what an incident names: the distinct regions, models and endpoints of its calls
+_LABELS = ("regions", "models", "endpoints")
+
+
+def affected_csv(affected: ir.Table, contract: Contract) -> tuple[bytes, int]:
+    """The claim pack's affected calls (``affected_calls``) as CSV (``AFFECTED_COLUMNS``),
+    oldest first, UTC and local times; and how many rows it holds."""
     cols = ["start_us", "task_id", "span_id", "region_key", "provider", "request_model"]
-    return list(_stream(m, [*cols, "endpoint", "status", "http_status"]))
-
-
-def affected_csv(rows: Sequence[dict[str, Any]], contract: Contract) -> bytes:
-    """The claim pack's affected calls as CSV (``AFFECTED_COLUMNS``), UTC and local times."""
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
     out.writerow(AFFECTED_COLUMNS)
-    for r in rows:
+    n = 0
+    for r in _stream(affected, [*cols, "endpoint", "status", "http_status"]):
+        n += 1
         us = int(r["start_us"])
         out.writerow(
             (
@@ -116,7 +158,7 @@ def affected_csv(rows: Sequence[dict[str, Any]], contract: Contract) -> bytes:
                 _http(r["http_status"]),
             )
         )
-    return buf.getvalue().encode("utf-8")
+    return buf.getvalue().encode("utf-8"), n
 
 
 def csv_cell(value: Any) -> str:
