@@ -10,6 +10,8 @@ earlier minute, rounded up so a month with traffic always has a peak minute (bus
 
 from __future__ import annotations
 
+import math
+
 import ibis
 import ibis.expr.types as ir
 
@@ -23,7 +25,7 @@ from slacheck.contract.model import (
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
-from slacheck.metering.windowed import EPS
+from slacheck.metering.rank import as_written, exact_percent
 from slacheck.metering.windowexpr import window_label_expr
 
 MINUTE_US = 60_000_000
@@ -61,15 +63,25 @@ def _peak_minutes(ctx: Metering, peak: Peak) -> ir.Table:
         return g.filter(g.calls > d.requests_per_minute)
     if isinstance(d, UtilisationPeak):
         # calls / capacity > percent / 100, multiplied out so 85 of 100 is not above 85 %
-        return g.filter(g.calls * 100 > d.percent * d.capacity_requests_per_minute)
+        return g.filter(g.calls * 100 > utilisation_bound(d))
     ranked = g.mutate(
         _rank=ibis.row_number().over(
             ibis.window(group_by=g["window"], order_by=[ibis.desc(g.calls), g.minute])
         ),
         _n=g.calls.count().over(ibis.window(group_by=g["window"])),
     )
-    keep = (ranked._n * (d.percent / 100.0) - EPS).ceil()
+    # ⌈n × percent / 100⌉ in integers, the percent read as written (10 % of 30 minutes is 3)
+    share = exact_percent(d.percent) / 100
+    keep = (ranked._n * share.numerator + share.denominator - 1) // share.denominator
     return ranked.filter(ranked._rank < keep).drop("_rank", "_n")
+
+
+def utilisation_bound(d: UtilisationPeak) -> int:
+    """The most calls × 100 a minute may hold and not be above ``percent`` % of the capacity:
+    ⌊percent × capacity⌋ in exact arithmetic on the figures as written, so a minute exactly at
+    the share is not above it. The product of the doubles rounds: 4.6 % of 1,500 calls/min is
+    69 calls, but 4.6 × 1500 is 6899.999999999999, under 69 × 100."""
+    return math.floor(as_written(d.percent) * as_written(d.capacity_requests_per_minute))
 
 
 def at_peak_expr(ctx: Metering, calls: ir.Table) -> ir.BooleanValue:

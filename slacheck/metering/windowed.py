@@ -16,9 +16,6 @@ from slacheck.metering.windowexpr import window_label_expr
 from slacheck.verdict import MAX_EXAMPLES
 from slacheck.windows import CalendarWindow
 
-#: Rounding guard for ceil(): 10 % of 30 minutes is 3, not 4 through float error.
-EPS = 1e-9
-
 # ---------------------------------------------------------------------------------------------
 # Per-window helpers: every query groups by the ``window`` label, so a check costs the same
 # number of queries for one month as for a quarter's three.
