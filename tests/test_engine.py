@@ -67,6 +67,33 @@ def test_close_drops_the_tables_and_the_scratch_folder(
         file_con.execute("SELECT 1")  # released
 
 
+def test_a_held_table_is_the_rows_it_was_given_until_it_is_let_go() -> None:
+    """``hold`` keeps a query's rows as Arrow columns the engine reads by name, the same rows in
+    the same order as a table made of them, other queries joining them alike; ``drop`` and
+    ``close`` let them go (a session over someone else's backend leaves nothing behind)."""
+    import ibis
+
+    backend = ibis.duckdb.connect()
+    session = EngineSession.around(backend)
+    n = 300_000  # more than one Arrow batch
+    src = ibis.range(n).unnest().name("i").as_table()
+    src = src.mutate(s=src.i.cast("string"), x=src.i * 0.5, odd=src.i % 2 == 1)
+    made = session.materialise(src)
+    held = session.hold(made)
+    assert held.to_pyarrow().equals(made.to_pyarrow())
+    joined = held.join(made, "i").aggregate(n=ibis._.count(), x=ibis._.x.sum())
+    assert joined.to_pyarrow().to_pylist() == [{"n": n, "x": 0.25 * n * (n - 1)}]
+    name, other = held.get_name(), session.hold(made.limit(3))
+    session.drop(held)
+    with pytest.raises(Exception, match=name):
+        backend.con.execute(f'SELECT * FROM "{name}"').fetchall()
+    assert backend.con.execute(f'SELECT count(*) FROM "{other.get_name()}"').fetchall() == [(3,)]
+    session.close()
+    with pytest.raises(Exception, match=other.get_name()):
+        backend.con.execute(f'SELECT * FROM "{other.get_name()}"').fetchall()
+    assert backend.con.execute("SELECT 1").fetchall() == [(1,)]  # the backend stays its owner's
+
+
 def _tables(con: Any) -> list[str]:
     rows = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
     return [r[0] for r in rows if r[0].startswith("slacheck_")]

@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 
 from slacheck.contract.model import CacheHits, Contract, Credits, UnclassifiedFailures, Window
-from slacheck.engine import Engine, engine_of
+from slacheck.engine import Engine, copy_up_to_rows, engine_of
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive, recorded
 from slacheck.metering.derive import CallState
@@ -170,7 +170,7 @@ class Metering:
         names = None if self.traces.llm_by_quarter is None else self._names
         calls = self._table(derive.calls_of(llm, wrappers, names=names).drop(*_UNREAD))
         if wrappers != 0:
-            self.traces.backend.drop_table(llm.get_name(), force=True)
+            self._drop(llm)
         # the region keys once per distinct region of the table (``derive.RegionKeys``)
         regions = derive.region_keys_of(calls.select("region").distinct(), keep=self._table)
         return derive.with_region_key(calls, regions)
@@ -235,12 +235,25 @@ class Metering:
         return self._kept[key]
 
     def _table(self, t: ir.Table) -> ir.Table:
-        """``t`` computed once, as a table in the engine (session-temporary on DuckDB)."""
+        """``t`` computed once: held as Arrow columns in the traces' session for an input small
+        enough to copy into the engine (``EngineSession.hold``), else as a table in the engine
+        (session-temporary on DuckDB)."""
         con = self.traces.backend
         name = f"slacheck_calls_{uuid.uuid4().hex}"
         if engine_of(con) is Engine.SPARK:
             return con.create_table(name, t)
+        session = self.traces.session
+        if session is not None and self.traces.quality.rows_read <= copy_up_to_rows():
+            return session.hold(t)
         return con.create_table(name, t, temp=True)
+
+    def _drop(self, t: ir.Table) -> None:
+        """Let go of a table ``_table`` made."""
+        session = self.traces.session
+        if session is not None:
+            session.drop(t)
+        else:
+            self.traces.backend.drop_table(t.get_name(), force=True)
 
     @cached_property
     def tasks(self) -> ir.Table:
