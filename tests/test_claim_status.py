@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from slacheck.cli import app
@@ -375,3 +377,39 @@ def test_a_figure_read_at_a_later_point_is_an_upper_bound(reports: dict[str, Rep
         # the result tables: window (partial: "\\*"), verdict, observed, good / total, …
         rows = [x for x in _cell_rows(md, JULY[lang] + "\\*") if len(x) == 6]
         assert any(x[2].startswith("≤ ") for x in rows), rows
+
+
+@pytest.mark.parametrize(
+    ("monthly", "percent", "want"),
+    [
+        (180_000, 25, 45_000.00),
+        (0.43, 50, 0.22),  # 0.215: as doubles 0.21499999999999997, which rounded down
+        (1_234.50, 25, 308.63),  # 308.625 exactly: a half cent goes up, not to the even 308.62
+        (12_345.67, 12.5, 1_543.21),  # 1,543.20875
+        (99_999.99, 10, 10_000.00),  # 9,999.999
+    ],
+)
+def test_a_credit_is_its_share_of_the_fee_to_the_cent(
+    monthly: float, percent: float, want: float
+) -> None:
+    from slacheck.render.credit import credit_amount
+
+    assert credit_amount(monthly, percent) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cents=st.integers(1, 10**13),
+    percent=st.integers(1, 10_000).map(lambda k: k / 100),  # 0.01 … 100 %
+)
+def test_a_credit_is_within_half_a_cent_and_a_half_cent_goes_up(cents: int, percent: float) -> None:
+    """Against exact rational arithmetic on the fee and the percent as written."""
+    from fractions import Fraction
+
+    from slacheck.render.credit import credit_amount
+
+    exact = Fraction(cents, 100) * Fraction(repr(percent)) / 100
+    got = credit_amount(cents / 100, percent)
+    got_cents = round(got * 100)
+    assert abs(got * 100 - got_cents) < 1e-3  # a whole number of cents, as a double
+    assert -Fraction(1, 2) < got_cents - exact * 100 <= Fraction(1, 2)

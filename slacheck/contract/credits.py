@@ -63,7 +63,7 @@ class Credits(StrictModel):
 
 
 class Fees(StrictModel):
-    """The fee a service credit is a share of, so credits can be stated in money."""
+    """The fee a credit is a share of: the tier's percent of it, to the cent, a half cent up."""
 
     monthly: float = Field(gt=0, le=1e12, description="Fee for one month of service.")
     currency: str = Field(

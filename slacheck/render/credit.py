@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
 from slacheck.contract.model import Contract
@@ -32,6 +33,7 @@ __all__ = [
     "CreditClaim",
     "StatusSays",
     "check_claimed",
+    "credit_amount",
     "credit_claim",
     "credit_claims",
 ]
@@ -115,11 +117,23 @@ def credit_claim(
         window=result.window,
         status=status,
         credit_percent=pct,
-        amount=round(fees.monthly * pct / 100.0, 2) if fees is not None and pct > 0 else None,
+        amount=credit_amount(fees.monthly, pct) if fees is not None and pct > 0 else None,
         currency=fees.currency if fees is not None else None,
         claim_by=deadline,
         as_of=as_of,
     )
+
+
+def credit_amount(monthly: float, percent: float) -> float:
+    """``percent`` % of the ``monthly`` fee to the cent, a half cent rounded up, computed on the
+    figures as the contract writes them. As doubles the product rounds first: 50 % of 0.43 is
+    0.215, but 0.43 × 50 / 100 is 0.21499999999999997, which rounded to 0.21; and 25 % of
+    1,234.50 is 308.625 exactly, which Python's round takes to the even 308.62."""
+    exact = Decimal(repr(float(monthly))) * Decimal(repr(float(percent))) / 100
+    return float(exact.quantize(_CENT, rounding=ROUND_HALF_UP))
+
+
+_CENT = Decimal("0.01")
 
 
 def credit_claims(
