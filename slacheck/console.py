@@ -14,8 +14,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from slacheck.messages import NC_, NPC_, Message, MessageCode, render
-from slacheck.render.figure import figure_of
+from slacheck.messages import NC_, NPC_, Message, MessageCode, format_number, render
+from slacheck.render.figure import apart, figure_of, limit_of
 from slacheck.render.words import Name
 from slacheck.textsafe import visible
 
@@ -212,11 +212,17 @@ def item_name(number: int, lang: str = "en") -> str:
     return say(ITEM_NAMES[number], lang)
 
 
-def observed(value: float | None, unit: str) -> Message | None:
-    """A result's observed figure with its unit; None when nothing was observed."""
+def observed(value: float | None, unit: str, limit: float | None = None) -> Message | None:
+    """A result's observed figure with its unit; None when nothing was observed. Two decimals,
+    or more where two would show ``limit`` for a figure that is not it (``render.figure.apart``:
+    the figure then goes in written out, which a template's format does not round again)."""
     if value is None:
         return None
     t = TerminalSays
+    if limit is not None and unit != "calls":
+        shown = apart(value, limit, lambda x, d: format_number(x, "en", f".{d}f"), 2)
+        if shown != format_number(value, "en", ".2f"):
+            value = shown  # type: ignore[assignment]
     fixed = {
         "ms": t.OBSERVED_MS,
         "%": t.OBSERVED_PERCENT,
@@ -438,7 +444,7 @@ def evaluation_table(evaluation: Evaluation, lang: str = "en") -> Group:
     _columns(table, lang, t.COLUMN_TERM, t.COLUMN_WINDOW, t.COLUMN_VERDICT, no_wrap=True)
     _columns(table, lang, t.COLUMN_OBSERVED, t.COLUMN_GOOD_TOTAL, justify="right", no_wrap=True)
     for r in evaluation.results:
-        figure = observed(r.observed, r.unit)
+        figure = observed(r.observed, r.unit, limit_of(r, evaluation.contract))
         window = r.window + ("*" if r.partial_window else "")
         # a bound or a figure at the limit says so (``render.figure``): "> 1000.00 ms"
         shown = None if figure is None else figure_of(r, evaluation.contract).message(figure)

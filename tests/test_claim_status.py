@@ -413,3 +413,74 @@ def test_a_credit_is_within_half_a_cent_and_a_half_cent_goes_up(cents: int, perc
     got_cents = round(got * 100)
     assert abs(got * 100 - got_cents) < 1e-3  # a whole number of cents, as a double
     assert -Fraction(1, 2) < got_cents - exact * 100 <= Fraction(1, 2)
+
+
+@pytest.mark.parametrize(
+    ("server_ms", "limit", "shown"),
+    [
+        # 2,004 ms is "2 s" in seconds to two decimals, beside a limit of "2,000 ms (2 s)"
+        (2004, 2000, {"terminal": "2,004.00", "check.md": "2,004.00 ms", "junit": "2004 ms",
+                      "report.en": "2,004 ms", "report.zh": "2,004 毫秒"}),
+        # 1,000.004 ms is "1,000.00" to two decimals and "1 s" in seconds
+        (1000.004, 1000, {"terminal": "1,000.004", "check.md": "1,000.004 ms",
+                          "junit": "1000.004 ms", "report.en": "1,000.004 ms",
+                          "report.zh": "1,000.004 毫秒"}),
+    ],
+)  # fmt: skip
+def test_a_figure_beside_the_limit_never_reads_as_the_limit(
+    tmp_path_factory: pytest.TempPathFactory,
+    server_ms: float,
+    limit: float,
+    shown: dict[str, str],
+) -> None:
+    """A breached figure a hair above the threshold is written with the decimals that tell it
+    from the threshold, everywhere a row shows it: not "2 s" beside "≤ 2,000 ms (2 s)"."""
+    from slacheck.evaluation import evaluate
+    from tests.test_check_latency import contract_of
+    from tests.test_server_metrics import CONTRACT, _p95_term, _traces
+
+    contract = contract_of({**CONTRACT, "latency": [_p95_term("P-near", limit)]})
+    traces = _traces(tmp_path_factory.mktemp("near"), server_ms=server_ms)
+    ev = evaluate(contract, traces)
+    (r,) = ev.results
+    assert (str(r.verdict), r.observed) == ("breached", server_ms)
+    got = _figure_everywhere(contract, traces, ev, "P-near")
+    assert f"│ {shown['terminal']} ms │" in got["terminal.en"], got["terminal.en"]
+    assert f"│ {shown['terminal']} 毫秒 │" in got["terminal.zh"], got["terminal.zh"]
+    assert shown["check.md"] in got["check.md"], got["check.md"]
+    assert f"observed {shown['junit']};" in got["junit"], got["junit"]
+    assert got["report.en"] == shown["report.en"] and got["report.zh"] == shown["report.zh"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    limit=st.sampled_from([99.5, 99.9, 95.0, 2000.0, 800.0, 30_000.0, 25.0, 50.0]),
+    # figures are whole µs (ms to 3 decimals) or shares of counts: never nearer a limit than
+    # 1e-8 (a percent of fewer than 10⁷ calls differs from a 3-decimal limit by more)
+    offset=(st.floats(-5e-6, 5e-6) | st.floats(-30, 30)).filter(lambda x: abs(x) >= 1e-8),
+    unit=st.sampled_from(["ms", "%", "tokens/s", "% of slices"]),
+    lang=st.sampled_from(["en", "zh"]),
+)
+def test_a_shown_figure_differs_from_its_limit_whenever_it_is_not_the_limit(
+    limit: float, offset: float, unit: str, lang: str
+) -> None:
+    """Every view's figure against the shown limit: a figure that is not the limit never
+    shows as it; the limit itself shows as the limit."""
+    from zoneinfo import ZoneInfo
+
+    from slacheck.console import observed
+    from slacheck.messages import render
+    from slacheck.render.figure import apart
+    from slacheck.render.format import Formatter
+
+    value = limit + offset
+    fmt = Formatter(lang, ZoneInfo("UTC"))  # type: ignore[arg-type]
+    views = {
+        "document": lambda v: fmt.observed(v, unit, limit),
+        "terminal": lambda v: render(observed(v, unit, limit), lang),  # type: ignore[arg-type]
+        "markdown": lambda v: apart(v, limit, lambda x, d: f"{x:,.{d}f}", 2),
+        "junit": lambda v: apart(v, limit, lambda x, d: f"{x:.{d}g}", 6, most=17),
+    }
+    for name, show in views.items():
+        if value != limit:
+            assert show(value) != show(limit), (name, value, show(value))

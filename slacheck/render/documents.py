@@ -42,7 +42,7 @@ from slacheck.messages import LOCALES, render, translations
 from slacheck.render import charts, glossary
 from slacheck.render.credit import credit_claims
 from slacheck.render.details import PeakDetails, details_of
-from slacheck.render.figure import figure_of
+from slacheck.render.figure import figure_of, limit_of
 from slacheck.render.format import LABELS, Formatter, Lang, check_lang, md_text, window_kind
 from slacheck.render.inputs import (
     EVIDENCE_COLUMNS,
@@ -717,7 +717,7 @@ def observed_text(r: TermResult, contract: Contract, fmt: Formatter, family: str
     """A result's observed figure as a row shows it (``render.figure``): the statistic, or the
     bound on it ("> 1,000 ms"), and whether it sits at the limit. Our own words and numbers
     only, so Markup: escaped for HTML; in Markdown inert but for the comparison signs."""
-    said = figure_of(r, contract).message(fmt.observed(r.observed, r.unit))
+    said = figure_of(r, contract).message(fmt.observed(r.observed, r.unit, limit_of(r, contract)))
     text = said if isinstance(said, str) else fmt.message(said)
     if family == "md":
         return Markup(str(md_text(text)).replace("&gt;", ">"))

@@ -13,13 +13,14 @@ it here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from slacheck.contract.model import Contract, OccurrenceObjective
+from slacheck.contract.model import Contract, OccurrenceObjective, TimeSliceObjective
 from slacheck.messages import NC_, Message, MessageCode
-from slacheck.verdict import TermResult, Verdict
+from slacheck.verdict import TermKind, TermResult, Verdict
 
-__all__ = ["Figure", "FigureSays", "figure_of"]
+__all__ = ["Figure", "FigureSays", "apart", "figure_of", "limit_of"]
 
 
 class FigureSays(MessageCode):
@@ -81,3 +82,38 @@ def figure_of(r: TermResult, contract: Contract) -> Figure:
     if sign != ">" and r.observed == obj.threshold:
         at_limit = "within" if r.verdict is Verdict.MET else "beyond"
     return Figure(r.observed, r.unit, sign, at_limit)
+
+
+def limit_of(r: TermResult, contract: Contract) -> float | None:
+    """The figure ``r.observed`` is judged against, in its unit: a latency term's threshold (an
+    occurrence term) or share of passing slices (a time-slice term), availability's target;
+    None for other results."""
+    if r.kind == TermKind.AVAILABILITY:
+        return None if contract.availability is None else contract.availability.target_percent
+    if r.kind not in (TermKind.LATENCY, TermKind.TIME_SLICE):
+        return None
+    term = next((t for t in contract.latency if t.id == r.term_id), None)
+    if term is None:
+        return None
+    if isinstance(term.objective, OccurrenceObjective):
+        return term.objective.threshold
+    if isinstance(term.objective, TimeSliceObjective):
+        return term.objective.slices_passing_percent
+    return None
+
+
+def apart(
+    value: float, limit: float | None, show: Callable[[float, int], str], least: int, most: int = 9
+) -> str:
+    """``value`` as ``show`` writes it with ``least`` decimals, or with the fewest more that
+    tell it from ``limit`` when it is not the limit: a figure that is not the threshold never
+    reads as the threshold. A p95 of 2,004 ms is "2 s" in seconds to two decimals, beside a
+    limit of "2,000 ms (2 s)" and a verdict of breached; it is written "2,004 ms" instead."""
+    text = show(value, least)
+    if limit is None or value == limit or text != show(limit, least):
+        return text
+    for digits in range(least + 1, most + 1):
+        text = show(value, digits)
+        if text != show(limit, digits):
+            return text
+    return text

@@ -39,6 +39,7 @@ from slacheck.contract.model import (
 )
 from slacheck.messages import LOCALES, Message
 from slacheck.messages import render as render_message
+from slacheck.render.figure import apart
 from slacheck.render.words import LABELS, NAMES, POINT_DEFINITIONS
 
 __all__ = [
@@ -237,23 +238,42 @@ class Formatter:
         text = f"{float(v) * 100:.{digits}f}"
         return f"{text}%" if self.zh else f"{text} %"
 
-    def observed(self, v: Any, unit: str) -> str:
-        """A result's observed figure with its unit."""
+    def observed(self, v: Any, unit: str, limit: float | None = None) -> str:
+        """A result's observed figure with its unit; ``limit``: what it is judged against
+        (``render.figure.limit_of``), from which a figure that is not the limit is always told
+        apart, with more decimals where its usual ones would show the limit (``apart``)."""
         if v is None:
             return "—"
+        text = self._observed(float(v), unit, None)
+        if limit is None or unit == "calls" or float(v) == float(limit):
+            return text
+        if text != self._observed(float(limit), unit, None):
+            return text
+        # in ms beside ms, not seconds: a threshold of 2,000 ms reads "2,000 ms (2 s)"
+        least = 0 if unit == "ms" else 3 if unit == "%" else 1 if unit == "tokens/s" else 2
+        return apart(float(v), float(limit), lambda x, d: self._observed(x, unit, d), least)
+
+    def _observed(self, x: float, unit: str, digits: int | None) -> str:
+        """The observed figure ``x`` in ``unit``: with its usual decimals (``digits`` None), or
+        with ``digits`` (milliseconds then stay milliseconds)."""
         if unit == "ms":
-            return self.duration(v)
+            if digits is None:
+                return self.duration(x)
+            text = _trim(x, digits)
+            return f"{text} 毫秒" if self.zh else f"{text} ms"
         if unit == "%":
-            return self.pct(v, 3)
+            return self.pct(x, 3 if digits is None else digits)
         if unit == "tokens/s":
-            return f"{self.number(v, 1)} Token/秒" if self.zh else f"{self.number(v, 1)} tokens/s"
+            text = self.number(x, 1 if digits is None else digits)
+            return f"{text} Token/秒" if self.zh else f"{text} tokens/s"
         if unit == "calls":
-            return f"{self.count(v)} 次调用" if self.zh else f"{self.count(v)} calls"
+            return f"{self.count(x)} 次调用" if self.zh else f"{self.count(x)} calls"
+        d = 2 if digits is None else digits
         if unit in ("% of slices", "slices %"):  # a time-slice term: the share of slices passing
             if self.zh:
-                return f"{self.pct(v, 2)}（时间片）"
-            return f"{self.number(v)} % of slices"
-        return f"{self.number(v)} {unit}"
+                return f"{self.pct(x, d)}（时间片）"
+            return f"{self.number(x, d)} % of slices"
+        return f"{self.number(x, d)} {unit}"
 
     def percentile(self, p: Any) -> str:
         """95 → "p95"; 99.9 → "p99.9"."""

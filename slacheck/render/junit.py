@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 
 from slacheck.messages import render
-from slacheck.render.figure import figure_of
+from slacheck.render.figure import apart, figure_of, limit_of
 from slacheck.results import Evaluation, contract_terms
 from slacheck.textsafe import xml_text
 from slacheck.verdict import Verdict
@@ -30,7 +31,12 @@ def to_junit(evaluation: Evaluation, lang: str = "en") -> str:
         case = ET.SubElement(
             suite, "testcase", classname=f"{r.kind}.{r.term_id}", name=f"{r.term_id} {r.window}"
         )
-        observed = "—" if r.observed is None else f"{r.observed:g} {r.unit}"
+        limit = limit_of(r, evaluation.contract)
+        observed = (
+            "—"
+            if r.observed is None
+            else apart(r.observed, limit, _significant(r.unit), 6, most=17)
+        )
         if r.observed is not None:  # a bound or a figure at the limit says so
             said = figure_of(r, evaluation.contract).message(observed)
             observed = said if isinstance(said, str) else render(said, lang)
@@ -62,3 +68,8 @@ def to_junit(evaluation: Evaluation, lang: str = "en") -> str:
     ET.indent(suite)
     # control characters and XML 1.0's forbidden ones written out: CI parses the file
     return xml_text(ET.tostring(suite, encoding="unicode", xml_declaration=True)) + "\n"
+
+
+def _significant(unit: str) -> Callable[[float, int], str]:
+    """A figure with ``d`` significant digits and ``unit``."""
+    return lambda x, d: f"{x:.{d}g} {unit}"

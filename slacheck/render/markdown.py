@@ -6,7 +6,7 @@ from typing import Any
 
 from slacheck.match.items import FieldCheck
 from slacheck.messages import render
-from slacheck.render.figure import figure_of
+from slacheck.render.figure import apart, figure_of, limit_of
 from slacheck.render.format import md_cell, md_text
 from slacheck.results import Evaluation
 from slacheck.textsafe import visible
@@ -20,12 +20,12 @@ def _verdict(v: object) -> str:
     return str(v).replace("_", " ")
 
 
-def _observed(value: float | None, unit: str) -> str:
+def _observed(value: float | None, unit: str, limit: float | None) -> str:
     if value is None:
         return "—"
     if unit in _COUNTS and float(value).is_integer():
         return f"{int(value):,} {unit}"
-    return f"{value:,.2f} {unit}"
+    return apart(value, limit, lambda x, d: f"{x:,.{d}f} {unit}", 2)
 
 
 def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
@@ -44,7 +44,7 @@ def evaluation_markdown(evaluation: Evaluation, lang: str = "en") -> str:
         "|---|---|---|---:|---:|---|---|",
     ]
     for r in evaluation.results:
-        observed = _observed(r.observed, r.unit)
+        observed = _observed(r.observed, r.unit, limit_of(r, evaluation.contract))
         if r.observed is not None:  # a bound or a figure at the limit says so
             said = figure_of(r, evaluation.contract).message(observed)
             observed = said if isinstance(said, str) else render(said, lang)
