@@ -220,8 +220,14 @@ def _step_aggregates(
     if contract.regions is not None:
         aggs["in_primary"] = (sc & (role == str(RegionRole.PRIMARY))).sum()
         aggs["in_failover"] = (sc & (role == str(RegionRole.FAILOVER))).sum()
-        aggs["outside"] = (sc & (role == str(RegionRole.UNLISTED))).sum()
+        aggs["outside"] = _unlisted(contract, c, sc).sum()
     return aggs
+
+
+def _unlisted(contract: Contract, c: ir.Table, sc: ir.BooleanValue) -> ir.BooleanValue:
+    """Per call of ``c``: in the scope (``sc``) and served in a region the contract does not
+    list, by the roles the regions check reads (``metering.calls``)."""
+    return sc & (region_role_expr(contract, c.region_key) == str(RegionRole.UNLISTED))
 
 
 def _step_items(
@@ -263,9 +269,7 @@ def _step_items(
             S.NA_REGIONS(),
         )
         return model, network, region
-    unlisted = scoped(c, contract) & (
-        region_role_expr(contract, c.region_key) == str(RegionRole.UNLISTED)
-    )
+    unlisted = _unlisted(contract, c, scoped(c, contract))
     outside = _outside_regions(c, unlisted) if r["outside"] else {}
     region = counted_item(
         6,
