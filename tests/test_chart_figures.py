@@ -62,7 +62,7 @@ def test_monthly_chart_compares_what_the_criterion_compares(
     fmt = Formatter("en", demo_contract.zone)
     windows = sorted({p.window for p in points})
     svg = charts.monthly_compliance(points, windows, fmt)
-    labels = re.findall(r">(\d+)%<", svg.replace("\n", ""))
+    labels = re.findall(r">(\d+(?:\.\d+)?)%<", svg.replace("\n", ""))
     checked = 0
     for p in points:
         t = reported[(p.term_id, p.window)]
@@ -78,7 +78,7 @@ def test_monthly_chart_compares_what_the_criterion_compares(
             assert p.target == obj.threshold
         share = 100.0 * float(p.observed) / p.target
         assert p.share == pytest.approx(share)
-        assert f"{share:.0f}" in labels, (p, labels)
+        assert charts.share_label(share) in (f"{x}%" for x in labels), (p, labels)
         checked += 1
     assert checked
 
@@ -145,3 +145,12 @@ def test_a_distribution_holds_the_figures_its_window_counts(
             assert figures.values[k - 1] == result.observed
             compared += 1
     assert compared
+
+
+@pytest.mark.parametrize(
+    ("share", "label"),
+    [(118.4, "118%"), (100.0, "100%"), (100.2, "100.2%"), (99.96, "99.96%"), (99.4, "99%")],
+)
+def test_a_bar_that_is_not_the_threshold_is_never_labelled_100(share: float, label: str) -> None:
+    """A breach by 0.2 % is not "100%" on a bar beside the threshold's 100 % line."""
+    assert charts.share_label(share) == label

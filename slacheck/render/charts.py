@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from slacheck.messages import NC_, MessageCode, Param, render
+from slacheck.render.figure import apart
 from slacheck.render.format import Formatter, window_kind
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ __all__ = [
     "latency_distribution",
     "monthly_compliance",
     "peak_vs_off_peak",
+    "share_label",
     "time_breakdown",
 ]
 
@@ -316,6 +318,12 @@ def latency_distribution(d: Distribution, fmt: Formatter) -> Markup:
         return _svg(fig, label)
 
 
+def share_label(share: float) -> str:
+    """A bar's observed ÷ threshold in whole percent, or with the decimals that tell it from
+    the threshold's 100 % when it is not the threshold (a breach by 0.2 % reads "100.2%")."""
+    return apart(share, 100.0, lambda x, d: f"{x:.{d}f}%", 0, most=6)
+
+
 def _value(fmt: Formatter, v: float, unit: str) -> str:
     return fmt.duration(v) if unit == "ms" else fmt.observed(v, unit)
 
@@ -472,7 +480,7 @@ def monthly_compliance(
                 ax.text(
                     x,
                     min(share, top),
-                    f"{share:.0f}%",
+                    share_label(share),
                     ha="center",
                     va="bottom",
                     fontsize=6,
