@@ -484,3 +484,32 @@ def test_a_shown_figure_differs_from_its_limit_whenever_it_is_not_the_limit(
     for name, show in views.items():
         if value != limit:
             assert show(value) != show(limit), (name, value, show(value))
+
+
+@pytest.mark.parametrize("kind", ["regions", "residency"])
+def test_a_region_share_short_of_every_call_never_reads_100(kind: str) -> None:
+    """The region list and residency are met only by every call of known region: 99,999 of
+    100,000 is breached, and no view may round it to "100.00 %"."""
+    from slacheck.checks.availability import AvailabilitySays
+    from slacheck.console import observed
+    from slacheck.messages import render
+    from slacheck.render.figure import limit_of
+    from slacheck.render.format import Formatter
+    from slacheck.verdict import TermKind, TermResult, Verdict
+
+    contract = load_contract(ROOT / "slacheck" / "contract" / "starters" / "demo.yaml")
+    r = TermResult(
+        kind,
+        TermKind(kind),
+        "2026-07",
+        Verdict.BREACHED,
+        100.0 * 99_999 / 100_000,
+        "%",
+        AvailabilitySays.NOTHING(),  # any criterion: only the figure is shown here
+        99_999,
+        100_000,
+    )
+    limit = limit_of(r, contract)
+    assert limit == 100.0
+    assert render(observed(r.observed, r.unit, limit), "en") == "99.999 %"  # type: ignore[arg-type]
+    assert Formatter("zh", contract.zone).observed(r.observed, r.unit, limit) == "99.999%"

@@ -86,10 +86,13 @@ def figure_of(r: TermResult, contract: Contract) -> Figure:
 
 def limit_of(r: TermResult, contract: Contract) -> float | None:
     """The figure ``r.observed`` is judged against, in its unit: a latency term's threshold (an
-    occurrence term) or share of passing slices (a time-slice term), availability's target;
-    None for other results."""
+    occurrence term) or share of passing slices (a time-slice term), availability's target,
+    100 % for the region list and residency (every call of known region must keep to them);
+    None for other results (their figures are counts)."""
     if r.kind == TermKind.AVAILABILITY:
         return None if contract.availability is None else contract.availability.target_percent
+    if r.kind in (TermKind.REGIONS, TermKind.RESIDENCY) and r.unit == "%":
+        return 100.0
     if r.kind not in (TermKind.LATENCY, TermKind.TIME_SLICE):
         return None
     term = next((t for t in contract.latency if t.id == r.term_id), None)
