@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import typing
+from fractions import Fraction
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
@@ -25,6 +26,12 @@ class FieldError(ValueError):
         super().__init__(message)
         self.path = path
         self.cross_field = cross_field
+
+
+def as_written(figure: float) -> Fraction:
+    """A contract's figure as its text writes it (``4.6`` is 23/5, not the double nearest it),
+    for arithmetic whose result must land exactly on a limit or a cent."""
+    return Fraction(repr(float(figure)))
 
 
 class StrictModel(BaseModel):

@@ -15,6 +15,7 @@ import math
 import ibis
 import ibis.expr.types as ir
 
+from slacheck.contract.base import as_written
 from slacheck.contract.model import (
     BusiestMinutesPeak,
     Peak,
@@ -25,7 +26,7 @@ from slacheck.contract.model import (
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering.context import Metering
 from slacheck.metering.derive import scoped
-from slacheck.metering.rank import as_written, exact_percent
+from slacheck.metering.rank import exact_percent
 from slacheck.metering.windowexpr import window_label_expr
 
 MINUTE_US = 60_000_000

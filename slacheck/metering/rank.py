@@ -13,6 +13,7 @@ from typing import Any
 import ibis
 import ibis.expr.types as ir
 
+from slacheck.contract.base import as_written
 from slacheck.contract.model import Direction, PercentileMethod
 
 
@@ -20,12 +21,6 @@ def exact_percent(percentile: float) -> Fraction:
     """The percentile as written (``95``, ``99.9``), read as a decimal: exact arithmetic on it
     makes 99.9 % of 1,000 exactly 999. Every rank rule reads the percentile through this."""
     return as_written(percentile)
-
-
-def as_written(figure: float) -> Fraction:
-    """A contract's figure as its text writes it (``4.6`` is 23/5, not the double nearest it),
-    for arithmetic whose result must land exactly on a limit."""
-    return Fraction(repr(float(figure)))
 
 
 def nearest_rank(n: int, percentile: float) -> int:

@@ -17,11 +17,13 @@ Engine-free: the prepare stage and the renderers both import it.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
+from fractions import Fraction
 
+from slacheck.contract.base import as_written
 from slacheck.contract.model import Contract
 from slacheck.errors import UsageError
 from slacheck.messages import NC_, Message, MessageCode
@@ -129,11 +131,8 @@ def credit_amount(monthly: float, percent: float) -> float:
     figures as the contract writes them. As doubles the product rounds first: 50 % of 0.43 is
     0.215, but 0.43 × 50 / 100 is 0.21499999999999997, which rounded to 0.21; and 25 % of
     1,234.50 is 308.625 exactly, which Python's round takes to the even 308.62."""
-    exact = Decimal(repr(float(monthly))) * Decimal(repr(float(percent))) / 100
-    return float(exact.quantize(_CENT, rounding=ROUND_HALF_UP))
-
-
-_CENT = Decimal("0.01")
+    cents = as_written(monthly) * as_written(percent)  # the share × 100: in cents
+    return math.floor(cents + Fraction(1, 2)) / 100
 
 
 def credit_claims(
