@@ -397,6 +397,43 @@ def test_a_credit_is_its_share_of_the_fee_to_the_cent(
     assert credit_amount(monthly, percent) == want
 
 
+@pytest.mark.parametrize(
+    ("monthly", "percent", "currency", "want"),
+    [
+        (1_234, 12.5, "JPY", 154),  # ¥154.25: no invoice states a fraction of a yen
+        (1_234, 25, "JPY", 309),  # ¥308.5: half a yen goes up
+        (99_999, 10, "KRW", 10_000),  # ₩9,999.9
+        (1_234.5, 12.5, "KWD", 154.313),  # 154.3125: to the fils, the half up
+        (0.43, 50, "USD", 0.22),
+        (0.43, 50, "CNY", 0.22),
+    ],
+)
+def test_a_credit_is_its_share_of_the_fee_to_the_currency_s_minor_unit(
+    monthly: float, percent: float, currency: str, want: float
+) -> None:
+    from slacheck.render.credit import credit_amount
+
+    assert credit_amount(monthly, percent, currency) == want
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "en", "zh"),
+    [
+        (45_000, "JPY", "JPY\u00a045,000", "JPY\u00a045,000"),
+        (154.313, "KWD", "KWD\u00a0154.313", "KWD\u00a0154.313"),
+        (45_000, "CNY", "CNY\u00a045,000.00", "CNY\u00a045,000.00"),
+        # a fee written with more decimals than the currency's unit is shown as written
+        (0.125, "USD", "USD\u00a00.125", "USD\u00a00.125"),
+        (1_234.5, "JPY", "JPY\u00a01,234.5", "JPY\u00a01,234.5"),
+    ],
+)
+def test_money_has_the_currency_s_decimals(amount: float, currency: str, en: str, zh: str) -> None:
+    from slacheck.render.documents import money
+
+    assert money(amount, currency, "en") == en
+    assert money(amount, currency, "zh") == zh
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     cents=st.integers(1, 10**13),

@@ -142,6 +142,23 @@ def test_claims_per_window_as_of_the_issue_date_in_money(
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_yen_contract_s_credits_are_whole_yen(
+    claimed: ReportInputs, contract: Contract, lang: str
+) -> None:
+    """JPY has no minor unit: 25 % of ¥1,234 (308.5) is owed as ¥309 and 10 % (123.4) as ¥123,
+    and neither the amounts nor the fee they derive from are written with decimals."""
+    from slacheck.contract.credits import Fees
+
+    yen = contract.model_copy(update={"fees": Fees(monthly=1_234, currency="JPY")})
+    inputs = dataclasses.replace(claimed, contract=yen)
+    rows = _claims_rows(render_report(inputs, lang=lang, fmt=DocFormat.MD).decode())
+    assert [r[2] for r in rows] == ["JPY\u00a0309", "JPY\u00a0123", "JPY\u00a0123"]
+    html = render_report(inputs, lang=lang, fmt=DocFormat.HTML).decode()
+    assert "JPY\u00a01,234" in html and "JPY\u00a01,234.00" not in html
+    assert "JPY\u00a0309<" in html
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_coverage_counts_decided_and_no_data_windows(claimed: ReportInputs, lang: str) -> None:
     for fmt in (DocFormat.MD, DocFormat.HTML):
         text = render_report(claimed, lang=lang, fmt=fmt).decode()

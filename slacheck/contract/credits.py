@@ -63,10 +63,13 @@ class Credits(StrictModel):
 
 
 class Fees(StrictModel):
-    """The fee a credit is a share of: the tier's percent of it, to the cent, a half cent up."""
+    """The fee a credit is a share of: its tier's percent, to the minor unit, half a unit up."""
 
     monthly: float = Field(gt=0, le=1e12, description="Fee for one month of service.")
     currency: str = Field(
         pattern=r"^[A-Z]{3}$",
-        description="ISO 4217 currency code of the fee, e.g. `CNY`, `USD`, `EUR`.",
+        description=(
+            "ISO 4217 currency code of the fee, e.g. `CNY`, `USD`, `EUR`; credits are stated "
+            "to its minor unit (cents; whole yen for `JPY`, three decimals for `KWD`)."
+        ),
     )

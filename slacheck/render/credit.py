@@ -38,6 +38,7 @@ __all__ = [
     "credit_amount",
     "credit_claim",
     "credit_claims",
+    "minor_units",
 ]
 
 
@@ -119,20 +120,33 @@ def credit_claim(
         window=result.window,
         status=status,
         credit_percent=pct,
-        amount=credit_amount(fees.monthly, pct) if fees is not None and pct > 0 else None,
+        amount=credit_amount(fees.monthly, pct, fees.currency)
+        if fees is not None and pct > 0
+        else None,
         currency=fees.currency if fees is not None else None,
         claim_by=deadline,
         as_of=as_of,
     )
 
 
-def credit_amount(monthly: float, percent: float) -> float:
-    """``percent`` % of the ``monthly`` fee to the cent, a half cent rounded up, computed on the
+def minor_units(currency: str | None) -> int:
+    """The decimals of ``currency``'s minor unit (ISO 4217, from Babel's data): 2 for CNY, USD
+    and EUR, 0 for JPY and KRW, 3 for KWD and BHD; 2 for a code Babel does not know."""
+    from babel.numbers import get_currency_precision
+
+    return int(get_currency_precision(str(currency or "").upper() or "XXX"))
+
+
+def credit_amount(monthly: float, percent: float, currency: str | None = None) -> float:
+    """``percent`` % of the ``monthly`` fee to the currency's minor unit (the cent; the whole
+    yen for JPY, the fils for KWD: ``minor_units``), a half unit rounded up, computed on the
     figures as the contract writes them. As doubles the product rounds first: 50 % of 0.43 is
     0.215, but 0.43 × 50 / 100 is 0.21499999999999997, which rounded to 0.21; and 25 % of
-    1,234.50 is 308.625 exactly, which Python's round takes to the even 308.62."""
-    cents = as_written(monthly) * as_written(percent)  # the share × 100: in cents
-    return math.floor(cents + Fraction(1, 2)) / 100
+    1,234.50 is 308.625 exactly, which Python's round takes to the even 308.62. In yen 12.5 %
+    of ¥1,234 is ¥154.25, owed as ¥154: no invoice states a fraction of a yen."""
+    unit = 10 ** minor_units(currency)
+    units = as_written(monthly) * as_written(percent) * unit / 100
+    return float(math.floor(units + Fraction(1, 2)) / unit)
 
 
 def credit_claims(

@@ -701,16 +701,24 @@ def _by_severity(contract: Contract, results: Sequence[TermResult]) -> list[Term
 
 def money(amount: Any, currency: Any, lang: str = "en") -> str:
     """An amount with its ISO currency code, in the language's number format (Babel):
-    "CNY 45,000.00"; the code, not a symbol, so "¥" can never be read as yen or yuan."""
+    "CNY 45,000.00"; the code, not a symbol, so "¥" can never be read as yen or yuan. As many
+    decimals as the currency's minor unit ("JPY 45,000", "KWD 1,234.500"), more only where the
+    amount as written has them (a fee of USD 0.125 is never shown as 0.13)."""
     if amount is None:
         return "—"
     from babel.numbers import format_currency
 
+    from slacheck.contract.base import as_written
+    from slacheck.render.credit import minor_units
+
     code = str(currency or "").upper() or "XXX"
+    digits = minor_units(code)
+    exact = as_written(amount)
+    while digits < 9 and (exact * 10**digits).denominator != 1:
+        digits += 1
+    pattern = "¤¤\u00a0#,##0" + ("." + "0" * digits if digits else "")
     locale = LOCALES[check_lang(lang)]
-    return format_currency(
-        amount, code, format="¤¤\u00a0#,##0.00", locale=locale, currency_digits=False
-    )
+    return format_currency(amount, code, format=pattern, locale=locale, currency_digits=False)
 
 
 def observed_text(r: TermResult, contract: Contract, fmt: Formatter, family: str) -> Markup:
