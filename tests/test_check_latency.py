@@ -26,6 +26,7 @@ from ruamel.yaml import YAML
 
 from slacheck.checks import CHECKS
 from slacheck.checks.latency import Bound, check_term, decide, latency, percentile_rank
+from slacheck.contract.criterion import Comparison
 from slacheck.contract.load import load_contract_text
 from slacheck.contract.model import Contract, Direction, PercentileMethod
 from slacheck.messages import render
@@ -190,11 +191,9 @@ def _assert_consistent(r: TermResult, contract: Contract) -> None:
     if r.verdict in (Verdict.MET, Verdict.BREACHED):
         assert r.observed is not None
         if obj.kind == "occurrence":
-            ok = (
-                r.observed <= obj.threshold
-                if obj.direction is Direction.AT_MOST
-                else (r.observed >= obj.threshold)
-            )
+            # the contract's reading of a figure exactly at the limit decides there
+            reading = contract.readings.at_the_limit
+            ok = Comparison.of(obj.direction, reading).holds(r.observed, obj.threshold)
             assert ok == (r.verdict is Verdict.MET), r
             if obj.method is PercentileMethod.NEAREST_RANK and r.measured_at:
                 assert (r.good >= r.details["k"]) == ok, r
@@ -235,6 +234,36 @@ def test_linear_interpolates_between_order_statistics() -> None:
     assert r.value({4: 400.0, 5: 1000.0}) == pytest.approx(760.0)
     exact = percentile_rank(5, 50, PercentileMethod.LINEAR, Direction.AT_MOST)
     assert exact.ranks == (3,)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n=st.integers(2, 2000),
+    percentile=st.sampled_from([50, 75, 90, 95, 99, 99.9, 33.3]),
+    lo_us=st.integers(0, 10**9),
+    gap_us=st.integers(0, 10**9),
+    direction=st.sampled_from(list(Direction)),
+)
+def test_linear_is_the_exact_interpolation_rounded_once(
+    n: int, percentile: float, lo_us: int, gap_us: int, direction: Direction
+) -> None:
+    """Figures in ms to the µs (as the trace gives them): the interpolated percentile is the
+    double nearest the exact value, so one exactly at a limit is the limit itself."""
+    from fractions import Fraction
+
+    r = percentile_rank(n, percentile, PercentileMethod.LINEAR, direction)
+    lo, hi = Fraction(lo_us, 1000), Fraction(lo_us + gap_us, 1000)
+    stats = {r.ranks[0]: float(lo)}
+    if len(r.ranks) == 2:
+        stats[r.ranks[1]] = float(hi)
+    q = (
+        Fraction(str(percentile))
+        if direction is Direction.AT_MOST
+        else 100 - Fraction(str(percentile))
+    )
+    h = (n - 1) * q / 100
+    exact = lo + (h - int(h)) * (hi - lo)
+    assert r.value(stats) == float(exact)
 
 
 @pytest.mark.parametrize(

@@ -54,7 +54,7 @@ from slacheck.contract.model import (
 )
 from slacheck.messages import NC_, NPC_, Message, MessageCode
 from slacheck.metering import derive
-from slacheck.metering.rank import percentile_rank
+from slacheck.metering.rank import interpolate, percentile_rank
 from slacheck.metering.windowexpr import in_intervals_expr, window_label_expr
 from slacheck.trace.otlp_metrics import MetricPoints
 from slacheck.windows import CalendarWindow
@@ -526,8 +526,10 @@ def percentile_figures(
         lo, hi = b[rank.ranks[0]]
         if len(rank.ranks) == 2:
             lo2, hi2 = b[rank.ranks[1]]
-            f = rank.fraction
-            lo, hi = lo + f * (lo2 - lo), (math.inf if math.isinf(hi2) else hi + f * (hi2 - hi))
+            f = rank.at
+            lo, hi = interpolate(lo, lo2, f), (
+                math.inf if math.isinf(hi) or math.isinf(hi2) else interpolate(hi, hi2, f)
+            )
         lo, hi = widen(lo, hi, tp.cover.relation)
         passes = judge(lo, hi, False, obj.direction, obj.threshold, at_the_limit)
         details.update(
