@@ -148,6 +148,7 @@ def _span(
     event: tuple[str, str] | None = None,
     message: str | None = None,
     http: int | None = None,
+    http_key: str = "http.response.status_code",
     cached: bool | None = None,
     provider: str = "openai",
 ) -> dict[str, Any]:
@@ -160,7 +161,7 @@ def _span(
     if error_type is not None:
         attrs.append(_attr("error.type", error_type))
     if http is not None:
-        attrs.append(_attr("http.response.status_code", http))
+        attrs.append(_attr(http_key, http))
     if cached is not None:
         attrs.append(_attr("slacheck.response_cached", cached))
     span: dict[str, Any] = {
@@ -264,6 +265,25 @@ def test_every_family_customer_errors_excluded_vendor_failures_failed(
     assert result.excluded == {"customer_error": 2 * families}
     assert (result.total, result.total - result.good) == (4 * families, families)
     assert result.verdict is Verdict.BREACHED
+
+
+@pytest.mark.parametrize("key", ["http.response.status_code", "http.status_code"])
+def test_an_http_status_alone_classifies_a_failed_call(
+    tmp_path: Path, reader: str, key: str
+) -> None:
+    """The status code in OTel's current attribute or in the deprecated one (HTTP conventions
+    before 1.21, which many instrumentations still write): a failed call with only a code is
+    classified by it, not left unclassified."""
+    codes = {0: 404, 1: 429, 2: 503, 3: 504}
+    spans = [_span(t, failed=True, http=code, http_key=key) for t, code in codes.items()]
+    traces = ingest([_write(tmp_path, reader, spans)])
+    got = traces.spans.select("task_id", "status", "http_status").to_pyarrow().to_pylist()
+    assert {int(r["task_id"], 16): (r["status"], r["http_status"]) for r in got} == {
+        0: ("customer_error", 404),
+        1: ("throttled", 429),
+        2: ("vendor_error", 503),
+        3: ("timeout", 504),
+    }
 
 
 @pytest.mark.parametrize(
