@@ -527,8 +527,9 @@ def percentile_figures(
         if len(rank.ranks) == 2:
             lo2, hi2 = b[rank.ranks[1]]
             f = rank.at
-            lo, hi = interpolate(lo, lo2, f), (
-                math.inf if math.isinf(hi) or math.isinf(hi2) else interpolate(hi, hi2, f)
+            lo, hi = (
+                interpolate(lo, lo2, f),
+                (math.inf if math.isinf(hi) or math.isinf(hi2) else interpolate(hi, hi2, f)),
             )
         lo, hi = widen(lo, hi, tp.cover.relation)
         passes = judge(lo, hi, False, obj.direction, obj.threshold, at_the_limit)
