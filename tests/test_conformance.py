@@ -186,6 +186,8 @@ NOT_REQUESTS = re.compile(r"\._prepare_chat_with_tools$")
 
 def _otlp_is_call(s: dict[str, Any]) -> bool:
     a = s["_attrs"]
+    if a.get("logfire.span_type") == "log":  # a Logfire log record, not a span of work
+        return False
     return not NOT_REQUESTS.search(s.get("name", "")) and (
         a.get("gen_ai.operation.name") in OTLP_CALL_OPERATIONS
         or a.get("openinference.span.kind") == "LLM"
@@ -274,8 +276,30 @@ def read_otlp_recording(path: Path) -> tuple[list[Call], int, set[str]]:
                 ),
             )
         )
+    _logfire_streams(spans, calls)
     tools = sum(1 for s in spans if _otlp_is_tool(s["_attrs"]))
     return calls, tools, {s["traceId"] for s in spans}
+
+
+def _logfire_streams(spans: list[dict[str, Any]], calls: list[Call]) -> None:
+    """Logfire's OpenAI instrumentation ends a streamed call's span when the stream is handed
+    back, and logs "streaming response from … took …s" (a zero-length span of type ``log``)
+    when it is consumed, with the answer's usage: the call of the same requested model that
+    ended last before that log lasted until it and used those tokens."""
+    for s in spans:
+        a = s["_attrs"]
+        if a.get("logfire.span_type") != "log" or not s["name"].startswith("streaming response"):
+            continue
+        at = int(s["startTimeUnixNano"])
+        scenario = _scenario(str(a.get("gen_ai.request.model", "")))
+        mine = [
+            c for c in calls if c.task == s["traceId"] and c.scenario == scenario and c.end_ns <= at
+        ]
+        call = max(mine, key=lambda c: c.end_ns)
+        call.end_ns = at
+        i, o = _otlp_tokens(a)
+        call.input_tokens = call.input_tokens if call.input_tokens is not None else i
+        call.output_tokens = call.output_tokens if call.output_tokens is not None else o
 
 
 # LangSmith run-ingest payloads ---------------------------------------------------------------
@@ -640,3 +664,43 @@ def test_scoped_contract_verdicts(producer: str) -> None:
 
 def test_the_corpus_covers_fifteen_producers() -> None:
     assert len(PRODUCERS) >= 15, PRODUCERS
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine's OTLP reader on the same files
+
+
+#: the recordings whose features the engine differential on generated traffic
+#: (test_reader_differential) does not produce: Logfire's stream log with the answer's usage,
+#: OpenLIT's TTFT attribute and httpx spans (each engine reading takes about 10 s)
+ENGINE_CHECKED = ["logfire", "openlit"]
+
+
+@pytest.mark.parametrize("producer", ENGINE_CHECKED)
+def test_the_engine_reads_each_otlp_recording_as_python_does(
+    producer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every span of the recording read by the engine (DuckDB over the JSON lines) as by the
+    Python reader: kind, times, tokens, status and TTFT (a Logfire stream's end and usage
+    taken from its log record included)."""
+    columns = (
+        "span_id",
+        "kind",
+        "start_us",
+        "end_us",
+        "ttft_ms",
+        "input_tokens",
+        "output_tokens",
+        "status",
+        "request_model",
+    )
+
+    def rows(by: str) -> list[tuple[Any, ...]]:
+        t = ingest([CORPUS / producer / "otlp.jsonl"])
+        assert [s.read_by for s in t.sources] == [by]
+        got = t.spans.select(*columns).to_pyarrow().to_pylist()
+        return sorted(tuple(r[c] for c in columns) for r in got)
+
+    python = rows("python")
+    monkeypatch.setenv("SLACHECK_OTLP_ENGINE_BYTES", "0")
+    assert rows("engine") == python

@@ -32,7 +32,12 @@ from slacheck.trace.otlp_values import (
     spelling,
     value_of,
 )
-from slacheck.trace.records import FIRST_TOKEN_END, STREAM_LOG_END, USAGE_SPELLINGS
+from slacheck.trace.records import (
+    FIRST_TOKEN_END,
+    STREAM_LOG_END,
+    STREAM_LOG_FIELDS,
+    USAGE_SPELLINGS,
+)
 from slacheck.trace.schema import BY_NAME, COLUMNS, Kind, SetAside, Status
 from slacheck.trace.status import Findings, findings_expr
 
@@ -595,9 +600,16 @@ def _complete_streams(t: ir.Table) -> ir.Table:
     """``records._complete_streams`` in the engine: each stream log ends the model call of its
     task that ended last at or before the log's time (same requested model where both name
     one; ties by the larger span id). The call's ``end_us`` becomes the log's time, its
-    duration is recomputed and its evidence says ``end_us=stream_log``."""
+    duration is recomputed and its evidence says ``end_us=stream_log``; its missing
+    ``STREAM_LOG_FIELDS`` come from the latest log that completed it (ties by the larger source
+    reference)."""
     logs = t.filter(t._stream_log & t.start_us.notnull() & t.task_id.notnull()).select(
-        _lf=t.source_file, _lt=t.task_id, _lid=t.source_ref, _lus=t.start_us, _lm=t._request_model
+        _lf=t.source_file,
+        _lt=t.task_id,
+        _lid=t.source_ref,
+        _lus=t.start_us,
+        _lm=t._request_model,
+        **{f"_l_{name}": t[name] for name in STREAM_LOG_FIELDS},
     )
     calls = t.filter((t.kind == str(Kind.LLM)) & ~t._stream_log & t.end_us.notnull()).select(
         _cf=t.source_file,
@@ -621,7 +633,15 @@ def _complete_streams(t: ir.Table) -> ir.Table:
     )
     pairs = pairs.mutate(_rank=rank)
     chosen = pairs.filter(pairs._rank == 0)
-    ends = chosen.group_by(["_cf", "_cid"]).aggregate(_new_end=chosen._lus.max())
+    # per call, the latest of the logs that chose it (ties by the larger source reference)
+    latest = ibis.row_number().over(
+        group_by=[chosen._cf, chosen._cid],
+        order_by=[ibis.desc(chosen._lus), ibis.desc(chosen._lid)],
+    )
+    chosen = chosen.mutate(_latest=latest)
+    ends = chosen.filter(chosen._latest == 0).select(
+        "_cf", "_cid", *(f"_l_{name}" for name in STREAM_LOG_FIELDS), _new_end=chosen._lus
+    )
     j = t.left_join(ends, [t.source_file == ends._cf, t.source_ref == ends._cid])
     done = j._new_end.notnull()
     end = ibis.coalesce(j._new_end, j.end_us)
@@ -638,6 +658,8 @@ def _complete_streams(t: ir.Table) -> ir.Table:
             if c.name == "duration_ms"
             else evidence.name("evidence")
             if c.name == "evidence"
+            else ibis.coalesce(j[c.name], j[f"_l_{c.name}"]).name(c.name)
+            if c.name in STREAM_LOG_FIELDS
             else j[c.name]
             for c in COLUMNS
         ]

@@ -400,7 +400,13 @@ class SpanRows:
             end[i] = first[i]
             self._evidence[i]["end_us"] = FIRST_TOKEN_END
         if any(self._stream_log):
-            _complete_streams(self, start, start_ok, end, end_ok)
+            completed = _complete_streams(self, start, start_ok, end, end_ok)
+            for name in STREAM_LOG_FIELDS:
+                values = columns[name].to_pylist()
+                for call, log in completed.items():
+                    if values[call] is None:
+                        values[call] = values[log]
+                columns[name] = pa.array(values, type=columns[name].type)
         both = start_ok & end_ok
         columns["start_us"] = pa.array(start, mask=~start_ok)
         columns["end_us"] = pa.array(end, mask=~end_ok)
@@ -429,44 +435,53 @@ STREAM_LOG_END = "stream_log"
 FIRST_TOKEN_END = "first_token"
 
 
+#: what a call the stream log completes takes from it when the call's own span lacks it: the
+#: streamed answer's usage (Logfire writes it on the log, not on the call's span)
+STREAM_LOG_FIELDS = ("input_tokens", "output_tokens", "cached_tokens")
+
+
 def _complete_streams(
     rows: SpanRows,
     start: np.ndarray[Any, np.dtype[np.int64]],
     start_ok: np.ndarray[Any, np.dtype[np.bool_]],
     end: np.ndarray[Any, np.dtype[np.int64]],
     end_ok: np.ndarray[Any, np.dtype[np.bool_]],
-) -> None:
+) -> dict[int, int]:
     """Each log record written after a streamed call (``stream_log``) ends the model call of
     its task that ended last at or before the log's time (the same requested model where both
     name one; ties by the larger span id): the call's end becomes the log's time, since the
     span itself ended at the response headers. ``end`` and ``end_ok`` are changed in place.
+    Returns each completed call's row → the row of the latest log that completed it (ties by the
+    larger source reference), whose ``STREAM_LOG_FIELDS`` fill the call's missing ones.
     ``otlp_columns._complete_streams`` is the same rule in the engine."""
     cols = rows._columns
     task = [str(t).lower() if t is not None else None for t in cols["task_id"]]
     span = [str(x).lower() if x is not None else "" for x in cols["span_id"]]
     model = cols["request_model"]
-    calls = [
-        j
-        for j, kind in enumerate(cols["kind"])
-        if kind == str(Kind.LLM) and not rows._stream_log[j] and end_ok[j]
-    ]
-    new_end: dict[int, int] = {}
+    calls: dict[str, list[int]] = {}
+    for j, kind in enumerate(cols["kind"]):
+        in_task = task[j]
+        if kind == str(Kind.LLM) and not rows._stream_log[j] and end_ok[j] and in_task is not None:
+            calls.setdefault(in_task, []).append(j)
+    latest: dict[int, tuple[int, str, int]] = {}
     for i, is_log in enumerate(rows._stream_log):
-        if not is_log or not start_ok[i] or task[i] is None:
+        own = task[i]
+        if not is_log or not start_ok[i] or own is None:
             continue
         candidates = [
             j
-            for j in calls
-            if task[j] == task[i]
-            and end[j] <= start[i]
-            and (model[i] is None or model[j] is None or model[i] == model[j])
+            for j in calls.get(own, ())
+            if end[j] <= start[i] and (model[i] is None or model[j] is None or model[i] == model[j])
         ]
         if candidates:
             chosen = max(candidates, key=lambda j: (int(end[j]), span[j]))
-            new_end[chosen] = max(new_end.get(chosen, int(start[i])), int(start[i]))
-    for j, at in new_end.items():
+            key = (int(start[i]), rows._refs[i], i)
+            if chosen not in latest or key[:2] > latest[chosen][:2]:
+                latest[chosen] = key
+    for j, (at, _, _) in latest.items():
         end[j] = at
         rows._evidence[j]["end_us"] = STREAM_LOG_END
+    return {j: i for j, (_, _, i) in latest.items()}
 
 
 def evidence_text(sources: Mapping[str, str]) -> str | None:
