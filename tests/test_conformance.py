@@ -123,9 +123,14 @@ def _host(value: Any) -> str | None:
     return urlsplit(value).hostname if "://" in value else value
 
 
+#: the API a Vercel AI SDK provider id names after its vendor ("openai.chat", "anthropic.messages")
+VERCEL_APIS = re.compile(r"\.(chat|responses|messages|completion|embedding)$")
+
+
 def _provider(value: Any) -> str | None:
-    # "openai.chat" (Vercel AI SDK 4-6) names the SDK's API, the vendor is before the dot
-    return value.lower().split(".")[0] if isinstance(value, str) and value else None
+    # "openai.chat" (Vercel AI SDK 4-6) names the SDK's API after the vendor; OTel's dotted
+    # well-known names ("az.ai.inference", "aws.bedrock") are the vendor whole
+    return VERCEL_APIS.sub("", value.lower()) if isinstance(value, str) and value else None
 
 
 def _iso_ns(text: str) -> int:
@@ -560,7 +565,7 @@ def test_status_classes(producer: str) -> None:
 @pytest.mark.parametrize("producer", PRODUCERS)
 def test_provider_and_endpoint_host(producer: str) -> None:
     for call, row in paired(producer):
-        provider = row["provider"].lower().split(".")[0] if row["provider"] else None
+        provider = _provider(row["provider"])
         assert (provider, row["endpoint"]) == (call.provider, call.host), call.scenario
 
 
