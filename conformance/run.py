@@ -73,6 +73,19 @@ def versions(producer: Path) -> list[str]:
     return list(meta["packages"])
 
 
+def installed(env_dir: Path, packages: list[str]) -> list[str]:
+    """``packages`` ("name==pin") at the versions installed in ``env_dir``: the PROVENANCE
+    states what ran, and a pin that pip resolved otherwise fails the recording."""
+    names = [p.split("==")[0] for p in packages]
+    code = "import sys, importlib.metadata as m; print(' '.join(m.version(n) for n in sys.argv[1:]))"
+    out = subprocess.run([str(env_dir / "bin" / "python"), "-c", code, *names],
+                         capture_output=True, text=True, check=True).stdout.split()
+    got = [f"{n}=={v}" for n, v in zip(names, out, strict=True)]
+    if got != packages:
+        raise RuntimeError(f"installed {' '.join(got)}, but producer.json names {' '.join(packages)}")
+    return got
+
+
 def record(name: str) -> Path:
     producer = HERE / "producers" / name
     meta = json.loads((producer / "producer.json").read_text())
@@ -147,8 +160,9 @@ def record(name: str) -> Path:
                                        check=False).stdout.strip() if meta["lang"] == "js" else \
         "Python " + subprocess.run([cmd[0], "-c", "import sys; print(sys.version.split()[0])"],
                                    capture_output=True, text=True, check=False).stdout.strip()
+    named = installed(env_dir, meta["packages"]) if meta["lang"] == "python" else meta["packages"]
     (dest / "PROVENANCE").write_text(
-        f"{out_name}: {' '.join(meta['packages'])}; script conformance/producers/{name}/"
+        f"{out_name}: {' '.join(named)}; script conformance/producers/{name}/"
         f"{meta['script']}; {runtime}; recorded {day} by conformance/run.py against the "
         f"replay server (conformance/responses/); exporter: {meta['exporter']}\n"
     )

@@ -709,3 +709,33 @@ def test_the_engine_reads_each_otlp_recording_as_python_does(
     python = rows("python")
     monkeypatch.setenv("SLACHECK_OTLP_ENGINE_BYTES", "0")
     assert rows("engine") == python
+
+
+# ---------------------------------------------------------------------------------------------
+# What each recording says it was made with
+
+
+PRODUCER_DIR = Path(__file__).resolve().parents[1] / "conformance" / "producers"
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_the_provenance_names_the_pinned_packages(producer: str) -> None:
+    """The packages a recording's PROVENANCE names are the ones its producer pins (a
+    requirements.txt for Python, package.json for JS): the corpus says what ran."""
+    meta = json.loads((PRODUCER_DIR / producer / "producer.json").read_text())
+    named = meta["packages"]
+    provenance = (CORPUS / producer / "PROVENANCE").read_text()
+    assert all(f" {p} " in provenance.split(";")[0] + " " for p in named), provenance
+    reqs = PRODUCER_DIR / producer / "requirements.txt"
+    if reqs.exists():
+        pins = {
+            line.split("==")[0].lower(): line.strip()
+            for line in reqs.read_text().splitlines()
+            if "==" in line
+        }
+        assert [pins.get(p.split("==")[0].lower()) for p in named] == named
+    else:
+        deps = json.loads((PRODUCER_DIR / producer / "package.json").read_text())
+        pinned = {**deps.get("dependencies", {}), **deps.get("devDependencies", {})}
+        # npm's spelling, name@version (a scoped name starts with its own @)
+        assert [f"{n}@{pinned.get(n)}" for n in (p.rsplit("@", 1)[0] for p in named)] == named
