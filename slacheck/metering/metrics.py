@@ -526,7 +526,7 @@ def percentile_figures(
         lo, hi = b[rank.ranks[0]]
         if len(rank.ranks) == 2:
             lo2, hi2 = b[rank.ranks[1]]
-            f = rank.at
+            f = rank.fraction
             lo, hi = (
                 interpolate(lo, lo2, f),
                 (math.inf if math.isinf(hi) or math.isinf(hi2) else interpolate(hi, hi2, f)),

@@ -33,18 +33,17 @@ def nearest_rank(n: int, percentile: float) -> int:
 @dataclass(frozen=True, slots=True)
 class Rank:
     """Which order statistics make a percentile: 1-based ranks and the interpolation fraction
-    (``at``: exact; ``fraction``: the same as a double, for display and details)."""
+    between the two (exact: 0 when there is one)."""
 
     ranks: tuple[int, ...]
-    fraction: float
+    fraction: Fraction
     details: dict[str, Any]
-    at: Fraction = Fraction(0)
 
     def value(self, stats: Mapping[int, float]) -> float:
         lo = stats[self.ranks[0]]
         if len(self.ranks) == 1:
             return lo
-        return interpolate(lo, stats[self.ranks[1]], self.at)
+        return interpolate(lo, stats[self.ranks[1]], self.fraction)
 
 
 def interpolate(lo: float, hi: float, at: Fraction) -> float:
@@ -69,13 +68,13 @@ def percentile_rank(
     if method is PercentileMethod.NEAREST_RANK:
         k = nearest_rank(n, percentile)
         rank = k if direction is Direction.AT_MOST else n - k + 1
-        return Rank((rank,), 0.0, {"k": k, "n": n, "rank": rank, "good_needed": k})
+        return Rank((rank,), Fraction(0), {"k": k, "n": n, "rank": rank, "good_needed": k})
     q = p if direction is Direction.AT_MOST else 100 - p
     h = (n - 1) * q / 100
     lo = math.floor(h)
     frac = h - lo
     ranks = (lo + 1,) if frac == 0 else (lo + 1, lo + 2)
-    return Rank(ranks, float(frac), {"h": float(h), "n": n}, Fraction(frac))
+    return Rank(ranks, frac, {"h": float(h), "n": n})
 
 
 #: bucket keys are clipped to ±this: monotonic still, and never beyond a 64-bit integer
