@@ -161,15 +161,20 @@ def otel_spans(service: str) -> tuple[Any, Callable[[str], Any], Callable[[str, 
 
     @contextmanager
     def tool(name: str, call_id: str) -> Iterator[None]:
-        attrs = {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": name,
-            "gen_ai.tool.call.id": call_id,
-        }
+        attrs = tool_attributes(name, call_id)
         with tracer.start_as_current_span(f"execute_tool {name}", attributes=attrs):
             yield
 
     return provider, task, tool
+
+
+def tool_attributes(name: str, call_id: str) -> dict[str, str]:
+    """A tool span's GenAI attributes (execute_tool, the tool's name and call id)."""
+    return {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": name,
+        "gen_ai.tool.call.id": call_id,
+    }
 
 
 def env(name: str) -> str:

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import logfire
 import openai
-from common import CLIENT_TIMEOUT_S, openai_task
+from common import CLIENT_TIMEOUT_S, openai_task, tool_attributes
 
 logfire.configure(
     send_to_logfire=False,
@@ -27,12 +27,7 @@ def task(name: str) -> Iterator[None]:
 
 @contextmanager
 def tool(name: str, call_id: str) -> Iterator[None]:
-    attrs = {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": name,
-        "gen_ai.tool.call.id": call_id,
-    }
-    with logfire.span("execute_tool {gen_ai.tool.name}", **attrs):
+    with logfire.span("execute_tool {gen_ai.tool.name}", **tool_attributes(name, call_id)):
         yield
 
 
